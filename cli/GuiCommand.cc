@@ -1,0 +1,10 @@
+#include "Commands.h"
+
+namespace hermit::cli {
+
+void add_gui_command(CLI::App& app, CommandContext& context) {
+    auto* command = app.add_subcommand("gui", "(not built yet)");
+    command->callback([&context] { apply_global_options(context.global); });
+}
+
+} // namespace hermit::cli

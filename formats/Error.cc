@@ -1,0 +1,23 @@
+#include "Error.h"
+
+#include <array>
+
+namespace hermit {
+
+namespace {
+constexpr std::array kCatalog = {
+#define HERMIT_ERROR(code, name, exit_status, text) ErrorInfo{#code, #name, exit_status, text},
+#include "ErrorCatalog.def"
+#undef HERMIT_ERROR
+};
+} // namespace
+
+const ErrorInfo& error_info(ErrorCode code) { return kCatalog[static_cast<size_t>(code)]; }
+
+std::span<const ErrorInfo> all_errors() { return kCatalog; }
+
+std::string Error::render(ErrorCode code, const std::string& message) {
+    return fmt::format("hermit: error[{}]: {}", error_info(code).code, message);
+}
+
+} // namespace hermit

@@ -1,0 +1,107 @@
+#pragma once
+// The recording directory: metadata plus an event stream. RecordingWriter streams frames while the guest
+// runs (a crash loses at most the frame being built); RecordingReader validates everything it reads and
+// throws hermit::Error (E031-E034) naming what is wrong.
+
+#include "Error.h"
+#include "Event.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hermit {
+
+struct RunConfig {
+    uint64_t seed = 0;
+    int64_t epoch_ns = 0;
+    bool chaos = false;
+    std::string sched_heuristic = "none";
+    uint32_t pct_depth = 3;
+    int64_t preemption_timeout = -1; // -1 = disabled
+    bool strict = false;
+    bool namespaces = true;
+};
+
+struct HostFacts {
+    std::string kernel_release;
+    bool cpuid_faulting = false;
+    bool tsc_trapping = false;
+    bool pmu_available = false;
+    uint32_t cpu_count = 0;
+};
+
+struct RecordedFile {
+    std::string path;   // as the guest opened it
+    std::string sha256; // name of the copy under files/
+    uint64_t size = 0;
+};
+
+struct RecordingMeta {
+    uint32_t format_version = 0;
+    std::string id;
+    std::string name;
+    std::vector<std::string> argv;
+    std::vector<std::string> env;
+    std::string cwd;
+    std::string hermit_version;
+    int64_t started_at_unix_ms = 0;
+    RunConfig config;
+    HostFacts host;
+    bool finished = false;
+    int32_t exit_status = 0;
+    uint64_t event_count = 0;
+    uint32_t thread_count = 0;
+    uint64_t guest_duration_ns = 0;
+    std::vector<RecordedFile> files;
+};
+
+class RecordingWriter {
+public:
+    // Creates `directory` (mode 0700) and writes meta.capnp.bin (finished = false).
+    RecordingWriter(std::filesystem::path directory, RecordingMeta meta);
+    ~RecordingWriter(); // flushes; leaves finished = false unless finish() ran
+    RecordingWriter(const RecordingWriter&) = delete;
+    RecordingWriter& operator=(const RecordingWriter&) = delete;
+
+    void append(const Event& event);
+    // Copies a file the guest read into files/<sha256> once; returns its entry.
+    RecordedFile add_file(const std::string& guest_path, const std::filesystem::path& host_path);
+    void flush();
+    // Writes the last frame and rewrites the metadata with finished = true and the totals.
+    void finish(int32_t exit_status, uint64_t guest_duration_ns);
+    uint64_t event_count() const;
+    const std::filesystem::path& directory() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+class RecordingReader {
+public:
+    // Opens and validates the metadata; events are read lazily. Throws hermit::Error.
+    explicit RecordingReader(std::filesystem::path directory);
+    ~RecordingReader();
+    RecordingReader(RecordingReader&&) noexcept;
+
+    const RecordingMeta& meta() const;
+    const std::filesystem::path& directory() const;
+    // Reads the whole stream, checking every frame. Throws E031/E032 on damage.
+    std::vector<Event> read_all();
+    // Streams events in order; returns false at the end. Throws like read_all().
+    bool next(Event& event);
+    // Positions the stream so that next() returns event `index`.
+    void seek(uint64_t index);
+    // Path of a recorded file's copy.
+    std::filesystem::path file_copy(const RecordedFile& file) const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+} // namespace hermit

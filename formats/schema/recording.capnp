@@ -1,0 +1,146 @@
+@0xc3a7e1f2b4d59a61;
+# The hermit recording format. A recording is a directory holding
+#   meta.capnp.bin  one RecordingMeta message (unpacked Cap'n Proto, written at start, rewritten at end)
+#   events.hrec     a stream of frames, each an lzma-compressed EventBatch (see formats/FrameCodec.h)
+# Field numbers are never reused; a reader checks formatVersion before anything else.
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("hermit::schema");
+
+const formatVersion :UInt32 = 1;
+
+struct RecordingMeta {
+  formatVersion @0 :UInt32;
+  id @1 :Text;
+  name @2 :Text;
+  argv @3 :List(Text);
+  env @4 :List(Text);
+  cwd @5 :Text;
+  hermitVersion @6 :Text;
+  startedAtUnixMs @7 :Int64;   # host wall clock, informational only
+  config @8 :RunConfig;
+  host @9 :HostFacts;
+  finished @10 :Bool;          # false while recording or when hermit died mid-run
+  exitStatus @11 :Int32;       # shell-style: 128+N for a guest killed by signal N
+  eventCount @12 :UInt64;
+  threadCount @13 :UInt32;
+  guestDurationNs @14 :UInt64; # logical time at exit
+  files @15 :List(RecordedFile);
+}
+
+struct RunConfig {
+  seed @0 :UInt64;
+  epochNs @1 :Int64;
+  chaos @2 :Bool;
+  schedHeuristic @3 :Text;     # "none", "random", "pct"
+  pctDepth @4 :UInt32;
+  preemptionTimeout @5 :Int64; # retired branches; -1 = disabled
+  strict @6 :Bool;
+  namespaces @7 :Bool;
+}
+
+struct HostFacts {
+  kernelRelease @0 :Text;
+  cpuidFaulting @1 :Bool;
+  tscTrapping @2 :Bool;
+  pmuAvailable @3 :Bool;
+  cpuCount @4 :UInt32;
+}
+
+# A file the guest read, copied into the recording so replay works after it changes.
+struct RecordedFile {
+  path @0 :Text;
+  sha256 @1 :Text;
+  size @2 :UInt64;
+}
+
+struct EventBatch {
+  firstIndex @0 :UInt64;       # index of events[0] in the whole stream
+  events @1 :List(Event);
+}
+
+struct Event {
+  time @0 :UInt64;             # logical nanoseconds since the epoch of the run
+  tid @1 :Int32;               # guest-visible thread id (in the guest pid namespace)
+  pid @2 :Int32;               # guest-visible process id
+  union {
+    schedule @3 :Schedule;
+    syscall @4 :Syscall;
+    signal @5 :Signal;
+    threadStart @6 :ThreadStart;
+    threadExit @7 :ThreadExit;
+    exec @8 :Exec;
+    rdtsc @9 :Rdtsc;
+    cpuid @10 :Cpuid;
+    stdio @11 :Stdio;
+  }
+}
+
+# The run token moved to `tid`; `reason` says why the previous holder gave it up.
+struct Schedule {
+  previousTid @0 :Int32;
+  reason @1 :Reason;
+  enum Reason {
+    yield @0;       # a scheduling point (futex, sched_yield, ...)
+    blocked @1;     # the previous holder would block
+    exited @2;
+    preempted @3;   # timeslice (PMU) or chaos change point
+    started @4;     # first thread of the run
+  }
+}
+
+struct Syscall {
+  number @0 :Int32;
+  args @1 :List(UInt64);
+  result @2 :Int64;              # raw kernel return: negative errno on failure
+  emulated @3 :Bool;             # hermit produced the result; the kernel did not run it
+  memoryWrites @4 :List(MemoryWrite); # what the syscall wrote into guest memory (recorded inputs)
+}
+
+struct MemoryWrite {
+  address @0 :UInt64;
+  data @1 :Data;
+}
+
+struct Signal {
+  number @0 :Int32;
+  code @1 :Int32;                # si_code
+  senderPid @2 :Int32;
+  fatal @3 :Bool;
+}
+
+struct ThreadStart {
+  parentTid @0 :Int32;
+  newProcess @1 :Bool;           # fork/vfork rather than a thread in the same process
+}
+
+struct ThreadExit {
+  status @0 :Int32;              # exit code, or 128+N for a signal
+  processExit @1 :Bool;          # the last thread of its process
+}
+
+struct Exec {
+  path @0 :Text;
+  argv @1 :List(Text);
+  sha256 @2 :Text;
+}
+
+struct Rdtsc {
+  value @0 :UInt64;
+  withProcessorId @1 :Bool;      # rdtscp
+}
+
+struct Cpuid {
+  leaf @0 :UInt32;
+  subleaf @1 :UInt32;
+  eax @2 :UInt32;
+  ebx @3 :UInt32;
+  ecx @4 :UInt32;
+  edx @5 :UInt32;
+}
+
+# Bytes the guest wrote to its stdout (fd 1) or stderr (fd 2), kept so replay can be compared.
+struct Stdio {
+  fd @0 :Int32;
+  data @1 :Data;
+}
