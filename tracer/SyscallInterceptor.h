@@ -1,0 +1,53 @@
+#pragma once
+// SyscallInterceptor: a component that acts on the guest's trapped system calls (virtualization, the
+// recorder, the replayer, the strace printer). The Session asks each interceptor, in the order they were
+// added, at syscall entry; the first that does not answer Pass decides. Every interceptor that asked for
+// the exit (StopAtExit) sees it, in reverse order, and may replace the result.
+//
+// Only syscalls in the union of trapped_syscalls() stop the guest: everything else runs at native speed.
+
+#include <array>
+#include <cstdint>
+#include <set>
+#include <sys/types.h>
+
+namespace hermit::tracer {
+
+class Task;
+
+struct SyscallStop {
+    int number = 0;
+    std::array<uint64_t, 6> args{};
+};
+
+struct SyscallDecision {
+    enum class Kind {
+        Pass,       // this interceptor has no opinion; ask the next one
+        Run,        // let the kernel run it; no exit stop needed by this interceptor
+        StopAtExit, // let the kernel run it and call on_exit() with the result
+        Emulate,    // skip the kernel; the guest sees `result` (memory already written by the interceptor)
+    };
+    Kind kind = Kind::Pass;
+    int64_t result = 0;
+    // After this syscall the thread gives up the run token (a scheduling point).
+    bool yield = false;
+
+    static SyscallDecision pass() { return {}; }
+    static SyscallDecision run() { return {Kind::Run}; }
+    static SyscallDecision stop_at_exit() { return {Kind::StopAtExit}; }
+    static SyscallDecision emulate(int64_t result) { return {Kind::Emulate, result}; }
+};
+
+class SyscallInterceptor {
+public:
+    virtual ~SyscallInterceptor() = default;
+    // Syscall numbers (x86_64) this interceptor needs to see. A set containing kAllSyscalls traps all.
+    virtual std::set<int> trapped_syscalls() const = 0;
+    virtual SyscallDecision on_entry(Task& task, const SyscallStop& stop) = 0;
+    // `result` is the raw return value (negative errno); an interceptor may change it.
+    virtual void on_exit(Task& /*task*/, const SyscallStop& /*stop*/, int64_t& /*result*/) {}
+
+    static constexpr int kAllSyscalls = -1;
+};
+
+} // namespace hermit::tracer

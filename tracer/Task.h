@@ -1,0 +1,49 @@
+#pragma once
+// Task: one guest thread under ptrace. It is only touched while ptrace-stopped; register reads are cached
+// for the duration of a stop and written back on resume. Ids: host_tid() is what ptrace uses; tid() and
+// pid() are what the guest sees inside its pid namespace (deterministic, used in events and policies).
+
+#include "GuestMemory.h"
+
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include <array>
+#include <cstdint>
+
+namespace hermit::tracer {
+
+class Task : public GuestMemory {
+public:
+    Task(pid_t host_tid, pid_t host_pid, int32_t guest_tid, int32_t guest_pid);
+
+    pid_t host_tid() const { return host_tid_; }
+    pid_t host_pid() const { return host_pid_; }
+    int32_t tid() const { return guest_tid_; }
+    int32_t pid() const { return guest_pid_; }
+
+    // Registers at the current stop (read once per stop).
+    const user_regs_struct& registers();
+    // Replaces the registers; written back before the task resumes.
+    void set_registers(const user_regs_struct& registers);
+    // Writes dirty registers to the kernel and forgets the cache; called by the Session before resuming.
+    void flush_registers();
+
+    bool read(uint64_t address, void* buffer, size_t length) override;
+    bool write(uint64_t address, const void* buffer, size_t length) override;
+
+    // Runs `number(args...)` in the guest from the current syscall-entry stop, then restores the
+    // registers so the guest's own syscall proceeds as before. Returns the raw result.
+    int64_t inject_syscall(int number, const std::array<uint64_t, 6>& args);
+
+private:
+    pid_t host_tid_;
+    pid_t host_pid_;
+    int32_t guest_tid_;
+    int32_t guest_pid_;
+    user_regs_struct registers_{};
+    bool registers_valid_ = false;
+    bool registers_dirty_ = false;
+};
+
+} // namespace hermit::tracer
