@@ -15,6 +15,7 @@ struct RecordingSummary {
     RecordingMeta meta;
     std::filesystem::path directory;
     uint64_t size_bytes = 0;
+    std::string problem; // empty, or the error that made the metadata unreadable (meta then holds only id)
 };
 
 class RecordingStore {
@@ -27,10 +28,14 @@ public:
     std::filesystem::path allocate(const std::string& name_hint, std::string& id_out);
     void mark_latest(const std::string& id);
     // Resolves an id, "latest", or a path to a recording directory. Throws E030/E035.
+    // An argument containing '/' (or naming an existing directory that is not an id) is taken as a path.
     std::filesystem::path resolve(const std::string& id_or_path) const;
+    // Every recording under the root, oldest first; unreadable ones are listed with `problem` set.
     std::vector<RecordingSummary> list() const;
+    // Deletes one recording of this store (an id or "latest"), moving `latest` to the newest remaining.
     void remove(const std::string& id);
-    void remove_all();
+    // Deletes every recording of this store and the `latest` link; returns how many were removed.
+    size_t remove_all();
 
 private:
     std::filesystem::path root_;

@@ -3,11 +3,17 @@
 // that drives it. Exactly one guest thread runs at a time while deterministic scheduling is on; the others
 // stay ptrace-stopped. Interceptors act on trapped syscalls, sinks receive every event, and the schedule
 // policy picks who runs next at each scheduling point.
+//
+// Scheduling points: a trapped syscall whose decision (or the scheduler's own rule) says yield, which
+// happens BEFORE the kernel runs it; clone/fork/vfork events; thread exit; a thread found blocked in the
+// kernel (it is interrupted, marked blocked, and retried at later scheduling points). A ScheduleEvent is
+// emitted whenever the policy is asked to choose among several threads or the running thread changes.
 
 #include "EventSink.h"
 #include "SchedulePolicy.h"
 #include "SyscallInterceptor.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +46,15 @@ public:
     // Starts the guest and runs it to completion. Returns the shell-style exit status of the initial
     // process: its exit code, or 128+N when a signal N killed it. Throws hermit::Error (E003, E004, E01x).
     int run();
+
+    // The run's logical clock, in ns since the epoch of the run. Every emitted event first advances it by
+    // kEventTimeStepNs and carries the new value as Event::time; interceptors that model the passage of
+    // time (emulated sleeps) advance it further. It never depends on the host's clock.
+    static constexpr uint64_t kEventTimeStepNs = 1000;
+    uint64_t logical_time_ns() const;
+    void advance_logical_time(uint64_t ns);
+    // Replaces the built-in clock: Event::time is then `now()` at each event (the Virtualizer's clock).
+    void set_time_source(std::function<uint64_t()> now);
 
 private:
     struct State;

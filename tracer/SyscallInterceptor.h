@@ -47,6 +47,17 @@ public:
     // `result` is the raw return value (negative errno); an interceptor may change it.
     virtual void on_exit(Task& /*task*/, const SyscallStop& /*stop*/, int64_t& /*result*/) {}
 
+    // Faulting instructions. With CPUID faulting (arch_prctl(ARCH_SET_CPUID, 0)) and rdtsc trapping
+    // (PR_TSC_SIGSEGV) the guest gets a SIGSEGV at each cpuid/rdtsc/rdtscp. The Session turns these on only
+    // when some interceptor answers true to handles_faults(), and then offers every SIGSEGV to on_fault()
+    // in order: return true if the interceptor emulated the faulting instruction (registers set, rip moved
+    // past it) and the signal must be suppressed; false passes it on (a real crash is delivered as usual).
+    virtual bool handles_faults() const { return false; }
+    virtual bool on_fault(Task& /*task*/, int /*signal*/) { return false; }
+
+    // Called at the PTRACE_EVENT_EXEC stop of a thread that completed an execve (new address space).
+    virtual void on_exec(Task& /*task*/) {}
+
     static constexpr int kAllSyscalls = -1;
 };
 

@@ -1,0 +1,42 @@
+#pragma once
+// The frame layer of events.hrec. A frame is a fixed 24-byte little-endian header followed by an
+// xz-compressed payload (one flat Cap'n Proto EventBatch):
+//   offset 0  magic "HRMF"
+//          4  u16 format version (schema::FORMAT_VERSION)
+//          6  u16 flags (none defined; must be 0)
+//          8  u32 compressed payload length
+//         12  u32 uncompressed payload length
+//         16  u32 CRC32 of the compressed payload
+//         20  u32 CRC32 of header bytes 0..19
+// Every length read from disk is checked against the limits below before anything is allocated.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace hermit {
+
+inline constexpr size_t kFrameHeaderSize = 24;
+inline constexpr uint32_t kMaxCompressedFrameBytes = 64u << 20;
+inline constexpr uint32_t kMaxUncompressedFrameBytes = 256u << 20;
+
+struct FrameHeader {
+    uint16_t version = 0;
+    uint16_t flags = 0;
+    uint32_t compressed_length = 0;
+    uint32_t uncompressed_length = 0;
+    uint32_t payload_crc = 0;
+};
+
+// Compresses `payload` and prepends its header: the bytes of one frame, ready for a single write().
+std::vector<uint8_t> encode_frame(std::span<const uint8_t> payload);
+
+// Checks magic, header CRC, version, flags and length limits. Throws FormatDamage.
+FrameHeader parse_frame_header(std::span<const uint8_t, kFrameHeaderSize> bytes);
+
+// Checks the payload CRC and decompresses to exactly header.uncompressed_length bytes. Throws FormatDamage.
+std::vector<uint8_t> decode_frame_payload(const FrameHeader& header, std::span<const uint8_t> compressed);
+
+} // namespace hermit

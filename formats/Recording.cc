@@ -1,0 +1,474 @@
+#include "Recording.h"
+
+#include "EventCodec.h"
+#include "FileIo.h"
+#include "FormatDamage.h"
+#include "FrameCodec.h"
+#include "Sha256.h"
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/exception.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <set>
+#include <stdexcept>
+#include <system_error>
+
+namespace hermit {
+
+namespace {
+
+constexpr const char* kMetaFile = "meta.capnp.bin";
+constexpr const char* kEventsFile = "events.hrec";
+constexpr const char* kFilesDirectory = "files";
+// A frame is cut when either limit is reached, so a crash loses at most this much.
+constexpr size_t kBatchMaxEvents = 4096;
+constexpr size_t kBatchMaxBytes = 1u << 20;
+// Metadata is small (argv, env, file list); anything larger is not ours.
+constexpr uint64_t kMaxMetaBytes = 16u << 20;
+constexpr int kMetaNestingLimit = 8;
+
+// Rough serialized size of an event, to cut frames near kBatchMaxBytes without serializing twice.
+size_t estimated_size(const Event& event) {
+    size_t size = 64;
+    if (const auto* syscall = std::get_if<SyscallEvent>(&event.payload)) {
+        size += syscall->args.size() * 8;
+        for (const auto& write : syscall->memory_writes) {
+            size += 32 + write.data.size();
+        }
+    } else if (const auto* stdio = std::get_if<StdioEvent>(&event.payload)) {
+        size += stdio->data.size();
+    } else if (const auto* exec = std::get_if<ExecEvent>(&event.payload)) {
+        size += exec->path.size() + exec->sha256.size();
+        for (const auto& arg : exec->argv) {
+            size += 16 + arg.size();
+        }
+    }
+    return size;
+}
+
+void write_meta_atomically(const std::filesystem::path& directory, const RecordingMeta& meta, bool sync) {
+    capnp::MallocMessageBuilder message;
+    encode_meta(meta, message.initRoot<schema::RecordingMeta>());
+    const auto final_path = directory / kMetaFile;
+    const auto temporary_path = directory / (std::string(kMetaFile) + ".tmp");
+    {
+        UniqueFd fd = create_private_file(temporary_path, meta.id, false);
+        auto words = capnp::messageToFlatArray(message);
+        auto bytes = words.asBytes();
+        write_all(fd.get(), std::span<const uint8_t>(bytes.begin(), bytes.size()), temporary_path, meta.id);
+        if (sync && ::fdatasync(fd.get()) != 0) {
+            throw_io_error(meta.id, temporary_path, errno);
+        }
+    }
+    if (::rename(temporary_path.c_str(), final_path.c_str()) != 0) {
+        throw_io_error(meta.id, final_path, errno);
+    }
+}
+
+} // namespace
+
+struct RecordingWriter::State {
+    std::filesystem::path directory;
+    RecordingMeta meta;
+    UniqueFd events_fd;
+    std::vector<Event> pending;
+    size_t pending_bytes = 0;
+    uint64_t written_events = 0;
+    std::set<int32_t> threads;
+    bool finished = false;
+
+    std::filesystem::path events_path() const { return directory / kEventsFile; }
+
+    void write_pending_frame() {
+        if (pending.empty()) {
+            return;
+        }
+        auto frame = encode_frame(encode_batch(written_events, pending));
+        write_all(events_fd.get(), frame, events_path(), meta.id);
+        written_events += pending.size();
+        pending.clear();
+        pending_bytes = 0;
+    }
+};
+
+RecordingWriter::RecordingWriter(std::filesystem::path directory, RecordingMeta meta)
+    : state_(std::make_unique<State>()) {
+    state_->directory = std::move(directory);
+    state_->meta = std::move(meta);
+    auto& state = *state_;
+    if (state.meta.id.empty()) {
+        state.meta.id = state.directory.filename().string();
+    }
+    state.meta.format_version = schema::FORMAT_VERSION;
+    state.meta.finished = false;
+    state.meta.event_count = 0;
+    create_private_directory(state.directory, state.meta.id);
+    if (std::filesystem::exists(state.directory / kMetaFile)) {
+        throw Error(ErrorCode::RecordingIo, state.meta.id,
+                    fmt::format("{} already holds a recording", state.directory.string()));
+    }
+    state.events_fd = create_private_file(state.events_path(), state.meta.id, true);
+    write_meta_atomically(state.directory, state.meta, false);
+}
+
+RecordingWriter::~RecordingWriter() {
+    if (state_ && !state_->finished) {
+        try {
+            flush();
+        } catch (const std::exception&) {
+            // A destructor cannot report; the reader will see an unfinished recording without this batch.
+        }
+    }
+}
+
+void RecordingWriter::append(const Event& event) {
+    auto& state = *state_;
+    if (state.finished) {
+        throw std::logic_error("RecordingWriter::append after finish()");
+    }
+    state.pending_bytes += estimated_size(event);
+    state.pending.push_back(event);
+    state.threads.insert(event.tid);
+    if (state.pending.size() >= kBatchMaxEvents || state.pending_bytes >= kBatchMaxBytes) {
+        state.write_pending_frame();
+    }
+}
+
+RecordedFile RecordingWriter::add_file(const std::string& guest_path, const std::filesystem::path& host_path) {
+    auto& state = *state_;
+    RecordedFile entry;
+    entry.path = guest_path;
+    try {
+        entry.sha256 = sha256_hex_of_file(host_path);
+        entry.size = std::filesystem::file_size(host_path);
+    } catch (const std::system_error& error) { // includes std::filesystem::filesystem_error
+        throw_io_error(state.meta.id, host_path, error.code().value());
+    }
+    for (const auto& known : state.meta.files) {
+        if (known.path == entry.path && known.sha256 == entry.sha256) {
+            return known;
+        }
+    }
+    const auto files_directory = state.directory / kFilesDirectory;
+    const auto copy_path = files_directory / entry.sha256;
+    if (!std::filesystem::exists(copy_path)) {
+        create_private_directory(files_directory, state.meta.id);
+        const auto temporary_path = files_directory / (entry.sha256 + ".tmp");
+        {
+            UniqueFd in = open_for_reading(host_path, state.meta.id);
+            UniqueFd out = create_private_file(temporary_path, state.meta.id, false);
+            std::vector<uint8_t> buffer(256 * 1024);
+            uint64_t offset = 0;
+            for (;;) {
+                size_t got = read_at(in.get(), buffer, offset, host_path, state.meta.id);
+                if (got == 0) {
+                    break;
+                }
+                write_all(out.get(), std::span<const uint8_t>(buffer.data(), got), temporary_path, state.meta.id);
+                offset += got;
+            }
+        }
+        if (::rename(temporary_path.c_str(), copy_path.c_str()) != 0) {
+            throw_io_error(state.meta.id, copy_path, errno);
+        }
+    }
+    state.meta.files.push_back(entry);
+    // Keep the file list on disk at once so an unfinished recording can still be replayed.
+    write_meta_atomically(state.directory, state.meta, false);
+    return entry;
+}
+
+void RecordingWriter::flush() { state_->write_pending_frame(); }
+
+void RecordingWriter::finish(int32_t exit_status, uint64_t guest_duration_ns) {
+    auto& state = *state_;
+    if (state.finished) {
+        throw std::logic_error("RecordingWriter::finish called twice");
+    }
+    state.write_pending_frame();
+    if (::fdatasync(state.events_fd.get()) != 0) {
+        throw_io_error(state.meta.id, state.events_path(), errno);
+    }
+    state.meta.finished = true;
+    state.meta.exit_status = exit_status;
+    state.meta.event_count = state.written_events;
+    state.meta.thread_count = static_cast<uint32_t>(state.threads.size());
+    state.meta.guest_duration_ns = guest_duration_ns;
+    write_meta_atomically(state.directory, state.meta, true);
+    state.finished = true;
+}
+
+uint64_t RecordingWriter::event_count() const { return state_->written_events + state_->pending.size(); }
+
+const std::filesystem::path& RecordingWriter::directory() const { return state_->directory; }
+
+// ---------------------------------------------------------------------------------------------------------
+
+namespace {
+
+struct FrameLocation {
+    uint64_t offset = 0;
+    uint64_t first_index = 0;
+    uint64_t event_count = 0;
+};
+
+RecordingMeta read_meta(const std::filesystem::path& directory, const std::string& label) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(directory, error)) {
+        throw Error(ErrorCode::RecordingNotFound, label);
+    }
+    const auto path = directory / kMetaFile;
+    UniqueFd fd = open_for_reading(path, label);
+    struct stat status{};
+    if (::fstat(fd.get(), &status) != 0) {
+        throw_io_error(label, path, errno);
+    }
+    const auto size = static_cast<uint64_t>(status.st_size);
+    if (size == 0 || size > kMaxMetaBytes || size % sizeof(capnp::word) != 0) {
+        throw Error(ErrorCode::RecordingCorrupt, label, fmt::format("{} has an invalid size of {} bytes",
+                                                                    kMetaFile, size));
+    }
+    auto words = kj::heapArray<capnp::word>(size / sizeof(capnp::word));
+    auto bytes = words.asBytes();
+    if (read_at(fd.get(), std::span<uint8_t>(bytes.begin(), bytes.size()), 0, path, label) != size) {
+        throw Error(ErrorCode::RecordingCorrupt, label, fmt::format("{} changed while it was read", kMetaFile));
+    }
+    capnp::ReaderOptions options;
+    options.traversalLimitInWords = words.size() * 2 + 1024;
+    options.nestingLimit = kMetaNestingLimit;
+    try {
+        capnp::FlatArrayMessageReader reader(words.asPtr(), options);
+        auto root = reader.getRoot<schema::RecordingMeta>();
+        if (root.getFormatVersion() != schema::FORMAT_VERSION) {
+            throw Error(ErrorCode::RecordingVersion, label, root.getFormatVersion(), schema::FORMAT_VERSION);
+        }
+        return decode_meta(root);
+    } catch (const kj::Exception& exception) {
+        throw Error(ErrorCode::RecordingCorrupt, label,
+                    fmt::format("{} is malformed: {}", kMetaFile, exception.getDescription().cStr()));
+    }
+}
+
+bool is_sha256_name(const std::string& name) {
+    return name.size() == 64 &&
+           std::all_of(name.begin(), name.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+} // namespace
+
+struct RecordingReader::State {
+    std::filesystem::path directory;
+    std::string label;
+    RecordingMeta meta;
+    UniqueFd events_fd;
+    // Frames found so far, in order; the stream is scanned lazily.
+    std::vector<FrameLocation> frames;
+    bool reached_end = false;
+    // The frame whose events are loaded, and the position of the next event within it.
+    size_t loaded_frame = SIZE_MAX;
+    std::vector<Event> batch;
+    size_t position_in_batch = 0;
+
+    std::filesystem::path events_path() const { return directory / kEventsFile; }
+
+    uint64_t scanned_event_total() const {
+        return frames.empty() ? 0 : frames.back().first_index + frames.back().event_count;
+    }
+
+    uint64_t end_offset_of_last_frame = 0;
+
+    // Reads and validates the frame at `offset`; returns false on a clean end of the stream.
+    bool read_frame(uint64_t offset, uint64_t first_index, std::vector<Event>& events, uint64_t& next_offset) {
+        std::array<uint8_t, kFrameHeaderSize> header_bytes{};
+        size_t got = read_at(events_fd.get(), header_bytes, offset, events_path(), label);
+        if (got == 0) {
+            return false;
+        }
+        if (got < header_bytes.size()) {
+            throw Error(ErrorCode::RecordingTruncated, label, first_index);
+        }
+        try {
+            FrameHeader header = parse_frame_header(header_bytes);
+            std::vector<uint8_t> compressed(header.compressed_length);
+            if (read_at(events_fd.get(), compressed, offset + kFrameHeaderSize, events_path(), label) !=
+                compressed.size()) {
+                throw Error(ErrorCode::RecordingTruncated, label, first_index);
+            }
+            events = decode_batch(decode_frame_payload(header, compressed), first_index);
+            next_offset = offset + kFrameHeaderSize + header.compressed_length;
+            return true;
+        } catch (const FormatDamage& damage) {
+            if (damage.kind() == FormatDamage::Kind::UnsupportedVersion) {
+                throw Error(ErrorCode::RecordingVersion, label, damage.found_version(), schema::FORMAT_VERSION);
+            }
+            throw Error(ErrorCode::RecordingCorrupt, label,
+                        fmt::format("{} at byte {} (event {}): {}", kEventsFile, offset, first_index, damage.what()));
+        }
+    }
+
+    // Makes frame `index` the loaded one, scanning forward as needed; false if the stream has fewer frames.
+    bool load_frame(size_t index) {
+        if (index == loaded_frame) {
+            return true;
+        }
+        while (index >= frames.size()) {
+            if (reached_end) {
+                return false;
+            }
+            std::vector<Event> events;
+            uint64_t next_offset = 0;
+            const uint64_t offset = end_offset_of_last_frame;
+            const uint64_t first_index = scanned_event_total();
+            if (!read_frame(offset, first_index, events, next_offset)) {
+                reached_end = true;
+                return false;
+            }
+            frames.push_back(FrameLocation{offset, first_index, events.size()});
+            end_offset_of_last_frame = next_offset;
+            batch = std::move(events);
+            loaded_frame = frames.size() - 1;
+        }
+        if (index != loaded_frame) {
+            uint64_t next_offset = 0;
+            const auto& frame = frames[index];
+            if (!read_frame(frame.offset, frame.first_index, batch, next_offset) ||
+                batch.size() != frame.event_count) {
+                throw Error(ErrorCode::RecordingCorrupt, label, fmt::format("{} changed while it was read",
+                                                                            kEventsFile));
+            }
+            loaded_frame = index;
+        }
+        return true;
+    }
+
+    size_t frame_of_event(uint64_t index) const {
+        auto after = std::upper_bound(frames.begin(), frames.end(), index,
+                                      [](uint64_t value, const FrameLocation& frame) { return value < frame.first_index; });
+        return static_cast<size_t>(after - frames.begin()) - 1;
+    }
+
+    // For a recording whose hermit died: count what the stream holds, stopping quietly at damage so the
+    // metadata stays readable (read_all() still reports the damage).
+    void recount_unfinished() {
+        std::set<int32_t> threads;
+        uint64_t last_time = 0;
+        try {
+            for (size_t frame = 0; load_frame(frame); ++frame) {
+                for (const auto& event : batch) {
+                    threads.insert(event.tid);
+                    last_time = std::max(last_time, event.time);
+                }
+            }
+        } catch (const Error&) {
+        }
+        meta.event_count = scanned_event_total();
+        meta.thread_count = static_cast<uint32_t>(threads.size());
+        meta.guest_duration_ns = last_time;
+    }
+};
+
+RecordingReader::RecordingReader(std::filesystem::path directory) : state_(std::make_unique<State>()) {
+    auto& state = *state_;
+    state.directory = std::move(directory);
+    state.label = state.directory.string();
+    state.meta = read_meta(state.directory, state.label);
+    state.events_fd = open_for_reading(state.events_path(), state.label);
+    if (!state.meta.finished) {
+        state.recount_unfinished();
+    }
+    seek(0);
+}
+
+RecordingReader::~RecordingReader() = default;
+RecordingReader::RecordingReader(RecordingReader&&) noexcept = default;
+
+const RecordingMeta& RecordingReader::meta() const { return state_->meta; }
+
+const std::filesystem::path& RecordingReader::directory() const { return state_->directory; }
+
+std::vector<Event> RecordingReader::read_all() {
+    seek(0);
+    std::vector<Event> events;
+    events.reserve(std::min<uint64_t>(state_->meta.event_count, 1u << 20));
+    Event event;
+    while (next(event)) {
+        events.push_back(std::move(event));
+    }
+    if (state_->meta.finished && events.size() > state_->meta.event_count) {
+        throw Error(ErrorCode::RecordingCorrupt, state_->label,
+                    fmt::format("the metadata counts {} events but {} holds {}", state_->meta.event_count,
+                                kEventsFile, events.size()));
+    }
+    return events;
+}
+
+bool RecordingReader::next(Event& event) {
+    auto& state = *state_;
+    while (state.loaded_frame == SIZE_MAX || state.position_in_batch >= state.batch.size()) {
+        const size_t next_frame = state.loaded_frame == SIZE_MAX ? 0 : state.loaded_frame + 1;
+        if (!state.load_frame(next_frame)) {
+            // Whole frames missing at the end: the metadata of a finished recording knows how many.
+            if (state.meta.finished && state.scanned_event_total() < state.meta.event_count) {
+                throw Error(ErrorCode::RecordingTruncated, state.label, state.scanned_event_total());
+            }
+            return false;
+        }
+        state.position_in_batch = 0;
+    }
+    event = state.batch[state.position_in_batch++];
+    return true;
+}
+
+void RecordingReader::seek(uint64_t index) {
+    auto& state = *state_;
+    if (index == 0 && state.loaded_frame != 0) {
+        // Rewinding reads nothing yet, so opening a damaged stream fails only when events are read.
+        state.loaded_frame = SIZE_MAX;
+        state.batch.clear();
+        state.position_in_batch = 0;
+        return;
+    }
+    while (index >= state.scanned_event_total() && !state.reached_end) {
+        if (!state.load_frame(state.frames.size())) {
+            break;
+        }
+    }
+    if (index >= state.scanned_event_total()) {
+        if (state.meta.finished && state.scanned_event_total() < state.meta.event_count &&
+            index <= state.meta.event_count) {
+            throw Error(ErrorCode::RecordingTruncated, state.label, state.scanned_event_total());
+        }
+        if (index > state.scanned_event_total()) {
+            throw std::out_of_range(fmt::format("seek to event {} of a recording with {} events", index,
+                                                state.scanned_event_total()));
+        }
+        // At the end: the next next() finds no further frame.
+        if (!state.frames.empty()) {
+            state.load_frame(state.frames.size() - 1);
+            state.position_in_batch = state.batch.size();
+        } else {
+            state.loaded_frame = SIZE_MAX;
+            state.batch.clear();
+            state.position_in_batch = 0;
+        }
+        return;
+    }
+    const size_t frame = state.frame_of_event(index);
+    state.load_frame(frame);
+    state.position_in_batch = static_cast<size_t>(index - state.frames[frame].first_index);
+}
+
+std::filesystem::path RecordingReader::file_copy(const RecordedFile& file) const {
+    if (!is_sha256_name(file.sha256)) {
+        throw Error(ErrorCode::RecordingCorrupt, state_->label,
+                    fmt::format("recorded file '{}' has an invalid digest name", file.path));
+    }
+    return state_->directory / kFilesDirectory / file.sha256;
+}
+
+} // namespace hermit

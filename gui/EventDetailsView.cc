@@ -1,0 +1,21 @@
+#include "EventDetailsView.h"
+
+#include <QFontDatabase>
+
+namespace hermit::gui {
+
+EventDetailsView::EventDetailsView(SyscallNameLookup syscall_name, QWidget* parent)
+    : QPlainTextEdit(parent), syscall_name_(std::move(syscall_name)) {
+    setReadOnly(true);
+    setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    setLineWrapMode(QPlainTextEdit::NoWrap);
+    clearEvent();
+}
+
+void EventDetailsView::displayEvent(const Event& event, uint64_t index) {
+    setPlainText(event_details(event, index, syscall_name_));
+}
+
+void EventDetailsView::clearEvent() { setPlainText(tr("Select an event in the timeline or the table.")); }
+
+} // namespace hermit::gui

@@ -1,0 +1,52 @@
+#include "RecordedSyscalls.h"
+
+#include <sys/syscall.h>
+
+#include <array>
+#include <utility>
+
+namespace hermit::replay {
+
+namespace {
+
+using enum ReplayTreatment;
+
+constexpr std::array<std::pair<int, ReplayTreatment>, 35> kTreatments = {{
+    {SYS_read, EmulateFromLog},       {SYS_pread64, EmulateFromLog},   {SYS_readv, EmulateFromLog},
+    {SYS_preadv, EmulateFromLog},     {SYS_preadv2, EmulateFromLog},   {SYS_recvfrom, EmulateFromLog},
+    {SYS_recvmsg, EmulateFromLog},    {SYS_getdents64, EmulateFromLog}, {SYS_getdents, EmulateFromLog},
+    {SYS_stat, EmulateFromLog},       {SYS_fstat, EmulateFromLog},     {SYS_lstat, EmulateFromLog},
+    {SYS_newfstatat, EmulateFromLog}, {SYS_statx, EmulateFromLog},     {SYS_lseek, EmulateFromLog},
+    {SYS_access, EmulateFromLog},     {SYS_faccessat, EmulateFromLog}, {SYS_faccessat2, EmulateFromLog},
+    {SYS_readlink, EmulateFromLog},   {SYS_readlinkat, EmulateFromLog}, {SYS_poll, EmulateFromLog},
+    {SYS_ppoll, EmulateFromLog},      {SYS_select, EmulateFromLog},    {SYS_pselect6, EmulateFromLog},
+    {SYS_epoll_wait, EmulateFromLog}, {SYS_epoll_pwait, EmulateFromLog}, {SYS_ioctl, EmulateFromLog},
+    {SYS_open, OpenFile},             {SYS_openat, OpenFile},          {SYS_openat2, OpenFile},
+    {SYS_write, Write},               {SYS_writev, Write},             {SYS_pwrite64, Write},
+    {SYS_sendto, Write},              {SYS_sendmsg, Write},
+}};
+
+} // namespace
+
+ReplayTreatment replay_treatment(int number) {
+    for (const auto& [syscall, treatment] : kTreatments) {
+        if (syscall == number) {
+            return treatment;
+        }
+    }
+    return NotRecorded;
+}
+
+std::set<int> recorded_syscalls() {
+    std::set<int> numbers;
+    for (const auto& [syscall, treatment] : kTreatments) {
+        numbers.insert(syscall);
+    }
+    return numbers;
+}
+
+bool waits_for_input(int number) {
+    return number == SYS_read || number == SYS_readv || number == SYS_recvfrom || number == SYS_recvmsg;
+}
+
+} // namespace hermit::replay

@@ -1,0 +1,77 @@
+#pragma once
+// Recording: a deterministic run of the guest (the same Session and Virtualizer as `hermit run`) plus the
+// capture of everything that cannot be recomputed on replay: results and memory outputs of syscalls that
+// read the outside world, the schedule, signals, rdtsc/cpuid answers and the guest's stdout/stderr.
+
+#include "GuestDescriptors.h"
+#include "formats/Recording.h"
+#include "tracer/EventSink.h"
+#include "tracer/SyscallInterceptor.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace hermit::replay {
+
+struct RecordOptions {
+    std::string name;              // id hint; empty: the basename of argv[0]
+    std::vector<std::string> argv; // the guest command
+    RunConfig config;              // seed, epoch, strict, chaos/heuristic, namespaces: stored in the meta
+};
+
+// `hermit record start`: records the guest into a new directory of the RecordingStore (from the
+// environment), marks it `latest`, prints "hermit: recorded <id> (N events) in <dir>" on stderr and returns
+// the guest's shell-style exit status. Throws hermit::Error like `hermit run`.
+int record_start(const RecordOptions& options);
+
+// The result a recording stores for a syscall the recorder made the guest retry later (its descriptor
+// was not ready): -ERESTARTNOINTR, a kernel-internal errno the guest can never see.
+constexpr int64_t kRetriedSyscallResult = -513;
+
+// Recorder: an interceptor and event sink that appends every event of the run to a RecordingWriter,
+// completing syscall events with the memory they wrote and adding StdioEvents for hermit's stdout/stderr.
+// It must be the first interceptor of the Session: it answers Pass for everything except reads and writes
+// that would wait, which it turns into a retry at a scheduling point (see docs/ARCHITECTURE.md, "Record
+// and replay"), so that every wait of the guest is anchored to an event of the recording.
+class Recorder : public tracer::SyscallInterceptor, public tracer::EventSink {
+public:
+    explicit Recorder(RecordingWriter& writer);
+
+    std::set<int> trapped_syscalls() const override;
+    tracer::SyscallDecision on_entry(tracer::Task& task, const tracer::SyscallStop& stop) override;
+    void on_event(const Event& event) override;
+
+    uint32_t thread_count() const { return thread_count_; }
+    uint64_t last_event_time() const { return last_event_time_; }
+
+private:
+    struct PendingSyscall {
+        pid_t host_tid = 0;
+        pid_t host_pid = 0;
+        tracer::SyscallStop stop;
+        bool retried = false;
+    };
+
+    tracer::SyscallDecision retry_later(tracer::Task& task, PendingSyscall& pending);
+    void complete(SyscallEvent& syscall, const PendingSyscall& pending, std::optional<StdioEvent>& stdio);
+    void capture_outputs(SyscallEvent& syscall, const PendingSyscall& pending);
+    void copy_opened_file(const SyscallEvent& syscall, const PendingSyscall& pending);
+    std::optional<StdioEvent> capture_stdio(const SyscallEvent& syscall, const PendingSyscall& pending);
+
+    RecordingWriter& writer_;
+    GuestDescriptors descriptors_;
+    std::optional<ObjectIdentity> own_stdout_;
+    std::optional<ObjectIdentity> own_stderr_;
+    std::map<int32_t, PendingSyscall> pending_;      // by guest tid: trapped, its event not yet seen
+    std::map<int32_t, uint64_t> last_retry_progress_; // by guest tid: progress_ at its last retry
+    std::map<int32_t, pid_t> host_pids_;              // guest pid -> host pid
+    std::set<std::string> copied_files_;
+    uint64_t progress_ = 0; // events other than schedules and retries: "someone got further"
+    uint32_t thread_count_ = 0;
+    uint64_t last_event_time_ = 0;
+};
+
+} // namespace hermit::replay

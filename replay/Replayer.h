@@ -1,0 +1,84 @@
+#pragma once
+// Replayer: the interceptor and event sink that make a Session re-execute a recording. It must be the
+// first interceptor of the Session (before the Virtualizer), so it sees every trapped syscall at entry:
+//   - each trapped syscall must be the next recorded event (same thread, number and arguments), else
+//     the replay has diverged (hermit::Error ReplayDesync, exit 4);
+//   - syscalls that read the outside world are emulated from the log (recorded result and memory writes);
+//   - opens run for real, redirected to the recording's copy of a file that is missing or changed;
+//   - writes run for real on inherited descriptors and are emulated on the guest's own pipes and sockets;
+//   - everything that shapes the process (mmap, clone, futex, ...) runs for real and its result is
+//     compared with the recorded one when its event arrives.
+// Every event the Session emits is compared with the recorded event at the replay position; the
+// RecordedSchedulePolicy, reading the same ReplayLog, reproduces the recorded schedule.
+//
+// This is the forward-only replay engine: a debugger target steps it with stop_at_event(); where in time
+// to go (checkpoints, reverse execution) is the caller's business.
+
+#include "GuestDescriptors.h"
+#include "ReplayLog.h"
+#include "formats/Recording.h"
+#include "tracer/EventSink.h"
+#include "tracer/SyscallInterceptor.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace hermit::replay {
+
+class Replayer : public tracer::SyscallInterceptor, public tracer::EventSink {
+public:
+    // The guest is stopped at a syscall entry at replay position `event_index`.
+    using StopHandler = std::function<void(uint64_t event_index, tracer::Task& task)>;
+
+    // `reader` (for the recorded files) and `log` must outlive the replayer.
+    Replayer(const RecordingReader& reader, ReplayLog& log);
+
+    std::set<int> trapped_syscalls() const override;
+    tracer::SyscallDecision on_entry(tracer::Task& task, const tracer::SyscallStop& stop) override;
+    void on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& result) override;
+    void on_event(const Event& event) override;
+
+    // Calls `handler` once, at the first syscall entry at or after replay position `event_index`.
+    void stop_at_event(uint64_t event_index, StopHandler handler);
+    uint64_t position() const { return log_.position(); }
+
+    // After the Session finished: every recorded event must have been reproduced and the exit status
+    // must match. Throws ReplayDesync otherwise.
+    void check_finished(int recorded_exit_status, int replayed_exit_status) const;
+
+private:
+    struct PendingSyscall {
+        bool retried = false;
+        bool redirected = false;
+        uint64_t original_path_argument = 0;
+        std::optional<std::vector<uint8_t>> written_bytes; // a real write to hermit's stdout/stderr
+    };
+
+    const SyscallEvent& expect_syscall(tracer::Task& task, const tracer::SyscallStop& stop);
+    tracer::SyscallDecision emulate_input(tracer::Task& task, const tracer::SyscallStop& stop,
+                                          const SyscallEvent& recorded);
+    tracer::SyscallDecision open_file(tracer::Task& task, const tracer::SyscallStop& stop, PendingSyscall& pending);
+    tracer::SyscallDecision write(tracer::Task& task, const tracer::SyscallStop& stop, const SyscallEvent& recorded,
+                                  PendingSyscall& pending);
+    // The recorded copy to open instead of `guest_path`, when the original is missing or changed.
+    std::optional<std::filesystem::path> replacement_for(const std::string& absolute_path);
+    bool is_inherited(pid_t host_pid, int fd) const;
+    void compare(uint64_t index, const Event& recorded, const Event& replayed, const PendingSyscall* pending) const;
+    void check_stdio(const Event& replayed, const PendingSyscall& pending);
+
+    const RecordingReader& reader_;
+    ReplayLog& log_;
+    std::vector<std::optional<ObjectIdentity>> own_descriptors_; // hermit's 0, 1, 2
+    std::map<std::string, std::optional<std::filesystem::path>> replacements_; // absolute path -> copy
+    std::map<int32_t, PendingSyscall> pending_;                                 // by guest tid
+    std::optional<uint64_t> stop_index_;
+    StopHandler stop_handler_;
+};
+
+} // namespace hermit::replay

@@ -1,0 +1,235 @@
+// RecordingWriter and RecordingReader on real files: round trips, frames, seek, unfinished recordings,
+// permissions and recorded file copies.
+#include "TestRecordings.h"
+
+#include "formats/Error.h"
+#include "formats/Recording.h"
+#include "formats/Sha256.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sys/stat.h>
+
+namespace hermit {
+namespace {
+
+using test::TemporaryDirectory;
+
+mode_t mode_of(const std::filesystem::path& path) {
+    struct stat status{};
+    EXPECT_EQ(::lstat(path.c_str(), &status), 0) << path;
+    return status.st_mode & 07777;
+}
+
+TEST(EventKindName, NamesEveryKind) {
+    std::vector<std::string> names;
+    for (const auto& event : test::every_kind_of_event()) {
+        names.push_back(event_kind_name(event.payload));
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"schedule", "exec", "syscall", "thread_start", "schedule", "rdtsc",
+                                               "cpuid", "stdio", "signal", "thread_exit", "schedule",
+                                               "thread_exit"}));
+}
+
+TEST(Recording, RoundTripsEveryEventKindAndTheMetadata) {
+    TemporaryDirectory temporary;
+    const auto directory = temporary.path() / "rec";
+    const auto events = test::every_kind_of_event();
+    test::write_recording(directory, events);
+
+    RecordingReader reader(directory);
+    EXPECT_EQ(reader.read_all(), events);
+    const auto& meta = reader.meta();
+    EXPECT_EQ(meta.format_version, 1u);
+    EXPECT_EQ(meta.id, "sample-1");
+    EXPECT_EQ(meta.argv, (std::vector<std::string>{"/bin/true", "x"}));
+    EXPECT_EQ(meta.env, (std::vector<std::string>{"PATH=/usr/bin"}));
+    EXPECT_EQ(meta.cwd, "/tmp");
+    EXPECT_EQ(meta.config.seed, 42u);
+    EXPECT_TRUE(meta.config.chaos);
+    EXPECT_EQ(meta.config.sched_heuristic, "pct");
+    EXPECT_EQ(meta.host.kernel_release, "6.18.0");
+    EXPECT_TRUE(meta.finished);
+    EXPECT_EQ(meta.event_count, events.size());
+    EXPECT_EQ(meta.thread_count, 2u);
+    EXPECT_EQ(meta.guest_duration_ns, 110u);
+}
+
+TEST(Recording, EmptyFinishedRecordingReadsAsNoEvents) {
+    TemporaryDirectory temporary;
+    test::write_recording(temporary.path() / "rec", {});
+    RecordingReader reader(temporary.path() / "rec");
+    EXPECT_TRUE(reader.read_all().empty());
+    Event event;
+    EXPECT_FALSE(reader.next(event));
+}
+
+TEST(Recording, ManyFramesStreamAndSeek) {
+    TemporaryDirectory temporary;
+    const auto directory = temporary.path() / "rec";
+    const auto events = test::many_events(20000); // five frames of at most 4096 events
+    test::write_recording(directory, events);
+
+    RecordingReader reader(directory);
+    EXPECT_EQ(reader.read_all(), events);
+    for (uint64_t index : {uint64_t{19999}, uint64_t{0}, uint64_t{4095}, uint64_t{4096}, uint64_t{12345},
+                           uint64_t{8191}}) {
+        reader.seek(index);
+        Event event;
+        ASSERT_TRUE(reader.next(event)) << index;
+        EXPECT_EQ(event, events[index]) << index;
+        ASSERT_TRUE(index + 1 == events.size() || reader.next(event));
+        if (index + 1 < events.size()) {
+            EXPECT_EQ(event, events[index + 1]);
+        }
+    }
+    reader.seek(events.size());
+    Event event;
+    EXPECT_FALSE(reader.next(event));
+    EXPECT_THROW(reader.seek(events.size() + 1), std::out_of_range);
+}
+
+TEST(Recording, LargeMemoryWritesSplitFramesBySize) {
+    TemporaryDirectory temporary;
+    const auto directory = temporary.path() / "rec";
+    std::vector<Event> events;
+    for (int i = 0; i < 6; ++i) {
+        std::vector<uint8_t> data(400 * 1024);
+        for (size_t j = 0; j < data.size(); ++j) {
+            data[j] = static_cast<uint8_t>((j * 31 + static_cast<size_t>(i)) >> 3);
+        }
+        events.push_back({static_cast<uint64_t>(i), 1, 1, SyscallEvent{0, {3, 0x1000, data.size()},
+                                                                        static_cast<int64_t>(data.size()), false,
+                                                                        {{0x1000, data}}}});
+    }
+    test::write_recording(directory, events);
+    RecordingReader reader(directory);
+    EXPECT_EQ(reader.read_all(), events);
+}
+
+TEST(Recording, WriterDestroyedWithoutFinishLeavesAReadableUnfinishedRecording) {
+    TemporaryDirectory temporary;
+    const auto directory = temporary.path() / "rec";
+    const auto events = test::many_events(5000);
+    {
+        RecordingWriter writer(directory, test::sample_meta("died-1"));
+        for (const auto& event : events) {
+            writer.append(event);
+        }
+        EXPECT_EQ(writer.event_count(), events.size());
+    }
+    RecordingReader reader(directory);
+    EXPECT_FALSE(reader.meta().finished);
+    EXPECT_EQ(reader.meta().event_count, events.size());
+    EXPECT_EQ(reader.meta().thread_count, 2u);
+    EXPECT_EQ(reader.meta().guest_duration_ns, events.back().time);
+    EXPECT_EQ(reader.read_all(), events);
+}
+
+TEST(Recording, FlushMakesEventsVisibleBeforeFinish) {
+    TemporaryDirectory temporary;
+    const auto directory = temporary.path() / "rec";
+    RecordingWriter writer(directory, test::sample_meta("live-1"));
+    const auto events = test::every_kind_of_event();
+    for (const auto& event : events) {
+        writer.append(event);
+    }
+    EXPECT_EQ(RecordingReader(directory).meta().event_count, 0u);
+    writer.flush();
+    RecordingReader reader(directory);
+    EXPECT_EQ(reader.meta().event_count, events.size());
+    EXPECT_EQ(reader.read_all(), events);
+}
+
+TEST(Recording, RefusesToOverwriteARecording) {
+    TemporaryDirectory temporary;
+    test::write_recording(temporary.path() / "rec", {});
+    try {
+        RecordingWriter writer(temporary.path() / "rec", test::sample_meta("again"));
+        FAIL() << "expected E034";
+    } catch (const Error& error) {
+        EXPECT_EQ(error.code(), ErrorCode::RecordingIo);
+    }
+}
+
+TEST(Recording, PermissionsArePrivateWhateverTheUmask) {
+    TemporaryDirectory temporary;
+    const auto directory = temporary.path() / "rec";
+    const auto input = temporary.path() / "input.txt";
+    std::ofstream(input) << "data the guest read\n";
+    const mode_t previous = ::umask(0);
+    {
+        RecordingWriter writer(directory, test::sample_meta("perm-1"));
+        writer.append(test::every_kind_of_event().front());
+        writer.add_file("/etc/input.txt", input);
+        writer.finish(0, 1);
+    }
+    ::umask(previous);
+    EXPECT_EQ(mode_of(directory), 0700u);
+    EXPECT_EQ(mode_of(directory / "files"), 0700u);
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(directory)) {
+        if (entry.is_regular_file()) {
+            EXPECT_EQ(mode_of(entry.path()), 0600u) << entry.path();
+        }
+    }
+}
+
+TEST(Recording, AddFileCopiesOnceUnderItsDigest) {
+    TemporaryDirectory temporary;
+    const auto directory = temporary.path() / "rec";
+    const auto input = temporary.path() / "input.txt";
+    std::ofstream(input) << "abc";
+    RecordedFile first;
+    {
+        RecordingWriter writer(directory, test::sample_meta("files-1"));
+        first = writer.add_file("/data/input.txt", input);
+        auto again = writer.add_file("/data/input.txt", input);
+        EXPECT_EQ(again.sha256, first.sha256);
+        writer.add_file("/data/other-name.txt", input);
+        writer.finish(0, 0);
+    }
+    EXPECT_EQ(first.sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(first.size, 3u);
+    RecordingReader reader(directory);
+    ASSERT_EQ(reader.meta().files.size(), 2u);
+    EXPECT_EQ(reader.meta().files[0].path, "/data/input.txt");
+    const auto copy = reader.file_copy(reader.meta().files[0]);
+    EXPECT_EQ(copy, directory / "files" / first.sha256);
+    std::ifstream in(copy);
+    std::string content;
+    std::getline(in, content);
+    EXPECT_EQ(content, "abc");
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(directory / "files"),
+                            std::filesystem::directory_iterator()),
+              1);
+    EXPECT_THROW(reader.file_copy(RecordedFile{"/x", "../../etc/passwd", 1}), Error);
+}
+
+TEST(Recording, AddFileOfMissingHostFileThrowsIoError) {
+    TemporaryDirectory temporary;
+    RecordingWriter writer(temporary.path() / "rec", test::sample_meta("files-2"));
+    try {
+        writer.add_file("/nope", temporary.path() / "does-not-exist");
+        FAIL() << "expected E034";
+    } catch (const Error& error) {
+        EXPECT_EQ(error.code(), ErrorCode::RecordingIo);
+    }
+}
+
+TEST(Sha256, KnownVectors) {
+    auto digest = [](const std::string& text) {
+        return sha256_hex(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+    };
+    EXPECT_EQ(digest(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    EXPECT_EQ(digest("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(digest("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+              "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    TemporaryDirectory temporary;
+    const auto file = temporary.path() / "million-a";
+    std::ofstream(file) << std::string(1000000, 'a');
+    EXPECT_EQ(sha256_hex_of_file(file), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+} // namespace
+} // namespace hermit

@@ -1,0 +1,131 @@
+// The server against the real gdb, in batch mode, debugging InMemoryTarget.
+#include "ServerHarness.h"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+extern char** environ;
+
+namespace hermit::gdbserver::testing {
+namespace {
+
+std::optional<std::string> find_gdb() {
+    const char* path = std::getenv("PATH");
+    std::string_view directories = path ? path : "/usr/bin:/bin";
+    while (!directories.empty()) {
+        size_t colon = directories.find(':');
+        std::filesystem::path candidate = std::filesystem::path(directories.substr(0, colon)) / "gdb";
+        if (access(candidate.c_str(), X_OK) == 0) {
+            return candidate.string();
+        }
+        directories = colon == std::string_view::npos ? std::string_view() : directories.substr(colon + 1);
+    }
+    return std::nullopt;
+}
+
+// Runs gdb in batch mode against 127.0.0.1:port with `commands`; returns stdout and stderr together.
+std::string run_gdb(const std::string& gdb, uint16_t port, const std::vector<std::string>& commands) {
+    std::vector<std::string> arguments = {gdb, "-batch", "-nx", "-ex", "set architecture i386:x86-64", "-ex",
+                                          fmt::format("target remote 127.0.0.1:{}", port)};
+    for (const std::string& command : commands) {
+        arguments.push_back("-ex");
+        arguments.push_back(command);
+    }
+    std::vector<char*> argv;
+    for (std::string& argument : arguments) {
+        argv.push_back(argument.data());
+    }
+    argv.push_back(nullptr);
+
+    int pipe_fds[2];
+    if (pipe(pipe_fds) != 0) {
+        throw std::runtime_error("pipe failed");
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    pid_t pid = 0;
+    int spawned = posix_spawn(&pid, gdb.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(pipe_fds[1]);
+    if (spawned != 0) {
+        close(pipe_fds[0]);
+        throw std::runtime_error("cannot start gdb");
+    }
+    std::string output;
+    char buffer[4096];
+    for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) {
+        output.append(buffer, static_cast<size_t>(n));
+    }
+    close(pipe_fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return output;
+}
+
+class RealGdb : public ::testing::Test {
+protected:
+    void SetUp() override {
+        gdb_ = find_gdb();
+        if (!gdb_) {
+            GTEST_SKIP() << "gdb is not installed (apt-get install gdb)";
+        }
+    }
+    std::optional<std::string> gdb_;
+};
+
+TEST_F(RealGdb, ReadsRegistersMemoryAndThreads) {
+    InMemoryTarget target({});
+    ServerHarness server(target);
+    std::string output = run_gdb(*gdb_, server.port(),
+                                 {"info registers rip", "x/4xb 0x1000", "info threads", "thread 2",
+                                  "info registers rip", "p/x $rax", "p/x $eflags", "set var $rax = 0x77",
+                                  "p/x $rax", "reverse-continue"});
+    SCOPED_TRACE(output);
+    EXPECT_NE(output.find("rip            0x1010"), std::string::npos);
+    EXPECT_NE(output.find("0x1000:\t0x48\t0x4f\t0x56\t0x5d"), std::string::npos);
+    EXPECT_NE(output.find("Thread 2"), std::string::npos);
+    EXPECT_NE(output.find("main"), std::string::npos);
+    EXPECT_NE(output.find("[Switching to thread 2"), std::string::npos);
+    EXPECT_NE(output.find("rip            0x1020"), std::string::npos);
+    EXPECT_NE(output.find("= 0x1122334455667789"), std::string::npos);
+    EXPECT_NE(output.find("= 0x77"), std::string::npos);
+    EXPECT_NE(output.find("does not support this command"), std::string::npos);
+    EXPECT_EQ(server.join(), GdbServer::Outcome::Killed);
+    EXPECT_EQ(target.get_register(2, amd64::kRax), 0x77u);
+}
+
+TEST_F(RealGdb, BreakpointsStepsReverseExecutionAndMonitor) {
+    InMemoryTarget::Capabilities capabilities;
+    capabilities.breakpoints = true;
+    capabilities.reverse = true;
+    capabilities.monitor = true;
+    capabilities.processes = true;
+    InMemoryTarget target(capabilities);
+    ServerHarness server(target);
+    std::string output = run_gdb(*gdb_, server.port(),
+                                 {"break *0x1015", "continue", "stepi", "info registers rip", "reverse-stepi",
+                                  "info registers rip", "delete", "reverse-continue", "info registers rip",
+                                  "monitor hello", "info threads"});
+    SCOPED_TRACE(output);
+    EXPECT_NE(output.find("Breakpoint 1 at 0x1015"), std::string::npos);
+    EXPECT_NE(output.find("Breakpoint 1, 0x0000000000001015"), std::string::npos);
+    EXPECT_NE(output.find("rip            0x1016"), std::string::npos);
+    EXPECT_NE(output.find("No more reverse-execution history."), std::string::npos);
+    EXPECT_NE(output.find("rip            0x1000"), std::string::npos);
+    EXPECT_NE(output.find("you said: hello"), std::string::npos);
+    EXPECT_NE(output.find("Thread 1.2"), std::string::npos);
+}
+
+} // namespace
+} // namespace hermit::gdbserver::testing

@@ -1,0 +1,13 @@
+#pragma once
+// Finds the guest's program the way execvp would, before anything is forked, so a missing or
+// non-executable command is a clear hermit::Error (E003/E004) instead of a failed child.
+
+#include <string>
+
+namespace hermit::tracer {
+
+// `name` containing a '/' is used as is; otherwise each directory of `search_path` (PATH syntax, empty
+// entries meaning the current directory) is tried in order. Returns the path to execute.
+std::string resolve_executable(const std::string& name, const std::string& search_path);
+
+} // namespace hermit::tracer

@@ -1,0 +1,280 @@
+#include "GuestLauncher.h"
+
+#include "formats/Error.h"
+
+#include <asm/prctl.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace hermit::tracer {
+
+namespace {
+
+// What the first forked process tells the tracer: where the guest is and whether namespaces worked.
+struct LaunchReport {
+    pid_t guest = 0;
+    int in_namespaces = 0;
+    int namespace_errno = 0;
+};
+
+// Everything the child needs, prepared before fork so the child does not allocate.
+struct ChildPlan {
+    const LaunchOptions* options;
+    std::vector<char*> argv;
+    std::vector<char*> env;
+    std::string uid_map;
+    std::string gid_map;
+};
+
+std::vector<char*> c_strings(const std::vector<std::string>& strings) {
+    std::vector<char*> pointers;
+    for (const auto& text : strings) {
+        pointers.push_back(const_cast<char*>(text.c_str()));
+    }
+    pointers.push_back(nullptr);
+    return pointers;
+}
+
+void write_all(int fd, const void* data, size_t length) {
+    const char* bytes = static_cast<const char*>(data);
+    while (length > 0) {
+        ssize_t count = write(fd, bytes, length);
+        if (count < 0 && errno == EINTR) {
+            continue;
+        }
+        if (count <= 0) {
+            return;
+        }
+        bytes += count;
+        length -= static_cast<size_t>(count);
+    }
+}
+
+bool write_file(const char* path, const std::string& text) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return false;
+    }
+    bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    close(fd);
+    return ok;
+}
+
+[[noreturn]] void child_fail(const char* what) {
+    const char* reason = strerror(errno);
+    dprintf(2, "hermit: guest setup failed: %s: %s\n", what, reason);
+    _exit(125);
+}
+
+// Dies with the parent; the check after prctl closes the race where the parent is already gone.
+void die_with_parent(pid_t expected_parent) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != expected_parent) {
+        _exit(125);
+    }
+}
+
+void reset_signals() {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int signal_number : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD}) {
+        ::signal(signal_number, SIG_DFL);
+    }
+}
+
+// Returns 0, or the errno of the failed unshare.
+int enter_namespaces(const ChildPlan& plan) {
+    if (unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS) != 0) {
+        return errno;
+    }
+    write_file("/proc/self/setgroups", "deny");
+    if (!write_file("/proc/self/uid_map", plan.uid_map) || !write_file("/proc/self/gid_map", plan.gid_map)) {
+        child_fail("writing the uid/gid maps");
+    }
+    const char hostname[] = "hermit";
+    sethostname(hostname, sizeof hostname - 1);
+    return 0;
+}
+
+// In the guest, inside the namespaces: a private mount tree and a /proc that shows namespace pids.
+void prepare_guest_mounts() {
+    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+        child_fail("making / private");
+    }
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+        child_fail("mounting /proc");
+    }
+}
+
+[[noreturn]] void exec_guest(const ChildPlan& plan, int go_fd, bool traced) {
+    const LaunchOptions& options = *plan.options;
+    if (traced) {
+        // Wait until the tracer has seized us: a trapped syscall without a tracer fails with ENOSYS.
+        char go = 0;
+        while (read(go_fd, &go, 1) < 0 && errno == EINTR) {
+        }
+        if (go != 'g') {
+            _exit(125);
+        }
+    }
+    close(go_fd);
+    if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) {
+        child_fail("chdir");
+    }
+    if (options.disable_aslr) {
+        personality(ADDR_NO_RANDOMIZE);
+    }
+    if (options.trap_cpuid && syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) != 0) {
+        child_fail("arch_prctl(ARCH_SET_CPUID)");
+    }
+    if (options.trap_rdtsc && prctl(PR_SET_TSC, PR_TSC_SIGSEGV) != 0) {
+        child_fail("prctl(PR_SET_TSC)");
+    }
+    if (options.filter != nullptr) {
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+            child_fail("PR_SET_NO_NEW_PRIVS");
+        }
+        if (!options.filter->install()) {
+            child_fail("installing the seccomp filter");
+        }
+    }
+    execve(options.executable.c_str(), plan.argv.data(), plan.env.data());
+    dprintf(2, "hermit: cannot execute %s: %s\n", options.executable.c_str(), strerror(errno));
+    _exit(errno == ENOENT ? 127 : 126);
+}
+
+// The first forked process: enters the namespaces and forks the guest, or becomes the guest itself.
+[[noreturn]] void run_first_child(const ChildPlan& plan, pid_t tracer, int report_fd, int go_fd, bool traced) {
+    setpgid(0, 0);
+    die_with_parent(tracer);
+    reset_signals();
+    LaunchReport report;
+    if (plan.options->namespaces) {
+        report.namespace_errno = enter_namespaces(plan);
+    }
+    if (!plan.options->namespaces || report.namespace_errno != 0) {
+        report.guest = getpid();
+        write_all(report_fd, &report, sizeof report);
+        close(report_fd);
+        exec_guest(plan, go_fd, traced);
+    }
+    pid_t guest = fork();
+    if (guest < 0) {
+        child_fail("fork of the guest");
+    }
+    if (guest == 0) {
+        close(report_fd);
+        die_with_parent(0); // our parent lives outside the new pid namespace: getppid() is 0
+        setpgid(0, 0);
+        prepare_guest_mounts();
+        exec_guest(plan, go_fd, traced);
+    }
+    close(go_fd);
+    report.guest = guest;
+    report.in_namespaces = 1;
+    write_all(report_fd, &report, sizeof report);
+    close(report_fd);
+    int status = 0;
+    while (waitpid(guest, &status, 0) < 0) {
+        if (errno != EINTR) {
+            _exit(125);
+        }
+    }
+    _exit(shell_status(status));
+}
+
+LaunchedGuest start(const LaunchOptions& options, long ptrace_options) {
+    const bool traced = options.filter != nullptr;
+    ChildPlan plan{&options, c_strings(options.argv), c_strings(options.env),
+                   "0 " + std::to_string(getuid()) + " 1", "0 " + std::to_string(getgid()) + " 1"};
+    int report_pipe[2], go_pipe[2];
+    if (pipe2(report_pipe, O_CLOEXEC) != 0 || pipe2(go_pipe, O_CLOEXEC) != 0) {
+        throw Error(ErrorCode::TracerInternal, std::string("pipe: ") + std::strerror(errno));
+    }
+    pid_t tracer = getpid();
+    pid_t child = fork();
+    if (child < 0) {
+        throw Error(ErrorCode::TracerInternal, std::string("fork: ") + std::strerror(errno));
+    }
+    if (child == 0) {
+        close(report_pipe[0]);
+        close(go_pipe[1]);
+        run_first_child(plan, tracer, report_pipe[1], go_pipe[0], traced);
+    }
+    close(report_pipe[1]);
+    close(go_pipe[0]);
+    LaunchReport report;
+    ssize_t count;
+    while ((count = read(report_pipe[0], &report, sizeof report)) < 0 && errno == EINTR) {
+    }
+    close(report_pipe[0]);
+    if (count != static_cast<ssize_t>(sizeof report)) {
+        close(go_pipe[1]);
+        int status = 0;
+        waitpid(child, &status, 0);
+        throw Error(ErrorCode::NamespaceUnavailable, "the guest's setup process failed");
+    }
+    if (report.namespace_errno != 0) {
+        spdlog::warn("cannot create namespaces ({}); running the guest without them",
+                     std::strerror(report.namespace_errno));
+    }
+    LaunchedGuest launched{report.guest, report.in_namespaces ? child : 0, report.in_namespaces != 0};
+    if (traced && ptrace(PTRACE_SEIZE, launched.guest, nullptr, ptrace_options) != 0) {
+        int error = errno;
+        kill(child, SIGKILL);
+        kill(launched.guest, SIGKILL);
+        close(go_pipe[1]);
+        int status = 0;
+        waitpid(child, &status, 0);
+        throw Error(ErrorCode::PtraceUnavailable, std::string("PTRACE_SEIZE: ") + std::strerror(error));
+    }
+    const char go = 'g';
+    write_all(go_pipe[1], &go, 1);
+    close(go_pipe[1]);
+    return launched;
+}
+
+} // namespace
+
+int shell_status(int wait_status) {
+    if (WIFEXITED(wait_status)) {
+        return WEXITSTATUS(wait_status);
+    }
+    if (WIFSIGNALED(wait_status)) {
+        return 128 + WTERMSIG(wait_status);
+    }
+    return 125;
+}
+
+LaunchedGuest launch_guest(const LaunchOptions& options, long ptrace_options) {
+    return start(options, ptrace_options);
+}
+
+int run_untraced(const LaunchOptions& options) {
+    LaunchOptions untraced = options;
+    untraced.filter = nullptr;
+    LaunchedGuest launched = start(untraced, 0);
+    pid_t waited_for = launched.intermediate != 0 ? launched.intermediate : launched.guest;
+    int status = 0;
+    while (waitpid(waited_for, &status, 0) < 0) {
+        if (errno != EINTR) {
+            throw Error(ErrorCode::TracerInternal, std::string("waitpid: ") + std::strerror(errno));
+        }
+    }
+    return shell_status(status);
+}
+
+} // namespace hermit::tracer

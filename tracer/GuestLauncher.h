@@ -1,0 +1,49 @@
+#pragma once
+// GuestLauncher: starts the guest program, optionally in fresh user/pid/mount/uts namespaces, with the
+// seccomp filter installed and PTRACE_SEIZE done before it execs.
+//
+// With namespaces the tracer forks an intermediate process that unshares the namespaces and forks the
+// guest, which is pid 1 of the new pid namespace (a new pid namespace only applies to children). The
+// intermediate is never traced: it waits for the guest and passes its status on. Death propagates
+// downwards: tracer dies -> intermediate gets SIGKILL (PR_SET_PDEATHSIG) -> guest gets SIGKILL (its own
+// PDEATHSIG) -> the whole pid namespace dies with its pid 1. PTRACE_O_EXITKILL covers the traced tree.
+
+#include "SeccompFilter.h"
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace hermit::tracer {
+
+struct LaunchOptions {
+    std::string executable; // already resolved (resolve_executable)
+    std::vector<std::string> argv;
+    std::vector<std::string> env;
+    std::string cwd; // empty: inherit
+    bool namespaces = true;
+    bool disable_aslr = true;
+    bool trap_cpuid = false; // the caller checked that an interceptor emulates the faults
+    bool trap_rdtsc = false;
+    const SeccompFilter* filter = nullptr; // null: no seccomp and no ptrace (--namespace-only)
+};
+
+struct LaunchedGuest {
+    pid_t guest = 0;        // host pid of the guest program
+    pid_t intermediate = 0; // host pid of the namespace holder, 0 without namespaces
+    bool in_namespaces = false;
+};
+
+// Forks and starts the guest. When options.filter is set the guest is PTRACE_SEIZEd with
+// `ptrace_options` before it execs, and its first stop is PTRACE_EVENT_EXEC.
+LaunchedGuest launch_guest(const LaunchOptions& options, long ptrace_options);
+
+// --namespace-only: runs the guest in namespaces without ptrace or seccomp and returns its shell-style
+// exit status.
+int run_untraced(const LaunchOptions& options);
+
+// Shell-style status of a waitpid status: exit code, or 128+N for death by signal N.
+int shell_status(int wait_status);
+
+} // namespace hermit::tracer

@@ -1,0 +1,68 @@
+#include "GuestRun.h"
+
+#include "virt/VirtualClock.h"
+
+namespace hermit::tracer {
+
+namespace {
+
+VirtualizationOptions virtualization_options(const RunConfig& config, EventSink* sink) {
+    VirtualizationOptions options;
+    options.seed = config.seed;
+    options.epoch_ns = config.epoch_ns != 0 ? config.epoch_ns : virt::VirtualClock::kDefaultEpochNs;
+    options.strict = config.strict;
+    options.sink = sink;
+    return options;
+}
+
+} // namespace
+
+SessionOptions session_options(const GuestRunSpec& spec) {
+    SessionOptions options;
+    options.argv = spec.argv;
+    options.env = spec.env;
+    options.cwd = spec.cwd;
+    options.namespaces = spec.config.namespaces;
+    options.deterministic_scheduling = true;
+    return options;
+}
+
+std::unique_ptr<SchedulePolicy> schedule_policy(const RunConfig& config) {
+    SchedulePolicyOptions options;
+    if (config.chaos) {
+        options.heuristic = config.sched_heuristic == "none" ? "random" : config.sched_heuristic;
+    }
+    options.seed = config.seed;
+    options.pct_depth = config.pct_depth;
+    return make_schedule_policy(options);
+}
+
+GuestRun::GuestRun(GuestRunSpec spec)
+    : virtualizer_(virtualization_options(spec.config, this)), session_(session_options(spec)) {
+    session_.set_schedule_policy(schedule_policy(spec.config));
+    session_.set_time_source([this] { return virtualizer_.clock().elapsed_ns(); });
+}
+
+void GuestRun::add_interceptor(SyscallInterceptor* interceptor) { session_.add_interceptor(interceptor); }
+
+void GuestRun::add_event_sink(EventSink* sink) {
+    sinks_.push_back(sink);
+    session_.add_event_sink(sink);
+}
+
+void GuestRun::set_schedule_policy(std::unique_ptr<SchedulePolicy> policy) {
+    session_.set_schedule_policy(std::move(policy));
+}
+
+int GuestRun::run() {
+    session_.add_interceptor(&virtualizer_);
+    return session_.run();
+}
+
+void GuestRun::on_event(const Event& event) {
+    for (EventSink* sink : sinks_) {
+        sink->on_event(event);
+    }
+}
+
+} // namespace hermit::tracer

@@ -1,0 +1,57 @@
+#pragma once
+// GuestRun: the one recipe that turns a RunConfig into a Session with the Virtualizer and the schedule
+// policy, shared by `hermit run`, record, replay and verify so that all of them execute the guest the
+// same way. Callers may put their own interceptors in front of the Virtualizer (the recorder and the
+// replayer must see every syscall first) and add event sinks; the Virtualizer's rdtsc/cpuid events
+// reach the same sinks.
+
+#include "EventSink.h"
+#include "Session.h"
+#include "Virtualizer.h"
+#include "formats/Recording.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hermit::tracer {
+
+struct GuestRunSpec {
+    std::vector<std::string> argv;
+    std::vector<std::string> env; // the guest's whole environment
+    std::string cwd;              // empty: hermit's cwd
+    RunConfig config;
+};
+
+class GuestRun : private EventSink {
+public:
+    explicit GuestRun(GuestRunSpec spec);
+    GuestRun(const GuestRun&) = delete;
+    GuestRun& operator=(const GuestRun&) = delete;
+
+    // Both before run(); neither is owned. Interceptors added here come before the Virtualizer.
+    void add_interceptor(SyscallInterceptor* interceptor);
+    void add_event_sink(EventSink* sink);
+    // Replaces the policy the RunConfig selects (the replayer follows a recorded schedule).
+    void set_schedule_policy(std::unique_ptr<SchedulePolicy> policy);
+
+    Session& session() { return session_; }
+    Virtualizer& virtualizer() { return virtualizer_; }
+
+    // Runs the guest to completion; returns its shell-style exit status.
+    int run();
+
+private:
+    void on_event(const Event& event) override; // the Virtualizer's own events, fanned out to the sinks
+
+    std::vector<EventSink*> sinks_;
+    Virtualizer virtualizer_;
+    Session session_;
+};
+
+// The SessionOptions a RunConfig implies (one thread at a time, namespaces as configured).
+SessionOptions session_options(const GuestRunSpec& spec);
+// The policy a RunConfig selects: round-robin, or under chaos the configured heuristic and seed.
+std::unique_ptr<SchedulePolicy> schedule_policy(const RunConfig& config);
+
+} // namespace hermit::tracer

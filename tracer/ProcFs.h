@@ -1,0 +1,37 @@
+#pragma once
+// ProcFs: the facts about a guest thread that only /proc knows (namespace-local ids, scheduler state,
+// whether it sits in a syscall, signal dispositions). Every function tolerates a vanished thread.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hermit::tracer::procfs {
+
+struct GuestIds {
+    int32_t tid = 0;
+    int32_t pid = 0;
+};
+
+// The innermost-namespace tid and tgid (last fields of NSpid/NStgid); host ids when unavailable.
+GuestIds guest_ids(pid_t host_tid);
+// The host tgid of a thread, or 0 when it is gone.
+pid_t host_tgid(pid_t host_tid);
+// The state letter of /proc/<tid>/stat ('R', 'S', 'D', 't', 'Z', ...), or 0 when the thread is gone.
+char thread_state(pid_t host_tid);
+// True when /proc/<tid>/syscall shows the thread inside a system call.
+bool in_syscall(pid_t host_tid);
+// Bit masks (bit N-1 for signal N) of the process's caught, ignored and blocked signals.
+struct SignalDispositions {
+    uint64_t caught = 0;
+    uint64_t ignored = 0;
+    uint64_t blocked = 0;
+};
+SignalDispositions signal_dispositions(pid_t host_tid);
+std::string executable_path(pid_t host_tid);
+std::vector<std::string> command_line(pid_t host_tid);
+
+} // namespace hermit::tracer::procfs

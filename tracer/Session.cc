@@ -1,0 +1,839 @@
+#include "Session.h"
+
+#include "ExecutableResolver.h"
+#include "GuestLauncher.h"
+#include "ProcFs.h"
+#include "SeccompFilter.h"
+#include "Task.h"
+#include "formats/Error.h"
+
+#include <linux/futex.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace hermit::tracer {
+
+namespace {
+
+constexpr long kPtraceOptions = PTRACE_O_TRACESECCOMP | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
+                                PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACEEXEC |
+                                PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD;
+
+// Blocked detection: how long the token holder may go without a stop before /proc is consulted, and the
+// ceiling of the exponential back-off (also the longest slice a blocked thread gets when all are blocked).
+constexpr int64_t kFirstCheckNs = 1'000'000;
+constexpr int64_t kMaxCheckNs = 10'000'000;
+constexpr int64_t kSpinWarningNs = 2'000'000'000;
+
+// Syscalls the scheduler itself needs to see: futex waits, yields, waits for children, signals, sleeps and
+// I/O multiplexing. clone/fork/exec/exit are not here: their ptrace events already stop the guest.
+const std::set<int> kSchedulerSyscalls = {
+    SYS_futex,     SYS_sched_yield,       SYS_wait4,     SYS_waitid,      SYS_kill,      SYS_tgkill,
+    SYS_tkill,     SYS_rt_sigqueueinfo,   SYS_pause,     SYS_rt_sigsuspend, SYS_nanosleep, SYS_clock_nanosleep,
+    SYS_poll,      SYS_ppoll,             SYS_select,    SYS_pselect6,    SYS_epoll_wait, SYS_epoll_pwait,
+    SYS_epoll_pwait2, SYS_rt_tgsigqueueinfo};
+
+bool is_futex_wait(const SyscallStop& stop) {
+    int operation = static_cast<int>(stop.args[1]) & FUTEX_CMD_MASK;
+    return operation == FUTEX_WAIT || operation == FUTEX_WAIT_BITSET || operation == FUTEX_LOCK_PI ||
+           operation == FUTEX_LOCK_PI2 || operation == FUTEX_WAIT_REQUEUE_PI;
+}
+
+// Whether the scheduler hands the token on before this syscall runs.
+bool scheduler_yields_at(const SyscallStop& stop) {
+    if (stop.number == SYS_futex) {
+        return is_futex_wait(stop);
+    }
+    return kSchedulerSyscalls.count(stop.number) != 0;
+}
+
+// The kernel's internal "restart me" results, seen at a syscall-exit stop of an interrupted syscall.
+bool is_restart_result(int64_t result) { return result <= -512 && result >= -516; }
+
+bool default_action_kills(int signal_number) {
+    switch (signal_number) {
+    case SIGCHLD:
+    case SIGCONT:
+    case SIGURG:
+    case SIGWINCH:
+    case SIGSTOP:
+    case SIGTSTP:
+    case SIGTTIN:
+    case SIGTTOU:
+        return false;
+    default:
+        return signal_number > 0 && signal_number < SIGRTMIN;
+    }
+}
+
+int64_t monotonic_ns() {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+std::string environment_value(const std::vector<std::string>& env, const std::string& name) {
+    for (const auto& entry : env) {
+        if (entry.rfind(name + "=", 0) == 0) {
+            return entry.substr(name.size() + 1);
+        }
+    }
+    return {};
+}
+
+enum class ThreadState {
+    Starting,    // created by clone/fork; its first stop has not been seen yet
+    Running,     // resumed (the token holder, or any thread without deterministic scheduling)
+    Ready,       // ptrace-stopped, waiting for the token
+    Blocked,     // interrupted while blocked in the kernel; retried at later scheduling points
+    GroupStopped, // in a job-control stop (PTRACE_LISTEN) until SIGCONT
+    VforkWaiting, // a vfork parent: running in the kernel until its child execs or exits
+    Exiting,     // past PTRACE_EVENT_EXIT, waiting to be reaped
+};
+
+// The tracer's bookkeeping for one guest thread.
+struct Thread {
+    std::unique_ptr<Task> task;
+    ThreadState state = ThreadState::Starting;
+    int resume_request = PTRACE_CONT;
+    int resume_signal = 0;
+    bool interrupt_requested = false;
+    bool exit_reported = false;
+    // A syscall that runs in the kernel and whose exit stop is awaited.
+    bool awaiting_syscall_exit = false;
+    SyscallStop syscall;
+    std::vector<SyscallInterceptor*> exit_interceptors;
+    // Blocked detection of the token holder.
+    int64_t resumed_at_ns = 0;
+    bool spin_warned = false;
+};
+
+} // namespace
+
+struct Session::State {
+    SessionOptions options;
+    std::vector<SyscallInterceptor*> interceptors;
+    std::vector<EventSink*> sinks;
+    std::unique_ptr<SchedulePolicy> policy;
+
+    std::map<pid_t, Thread> threads;         // by host tid
+    std::map<pid_t, int> early_first_stops;  // first stops of threads whose creation event is not in yet
+    LaunchedGuest launched;
+    bool intermediate_reaped = true;
+    std::optional<int> initial_status;
+    bool killing = false;
+    int termination_signal = 0;
+    bool faults_enabled = false;
+
+    uint64_t logical_time_ns = 0;
+    std::function<uint64_t()> time_source;
+    uint64_t event_count = 0;
+    pid_t holder = 0; // host tid of the thread holding the run token, 0 when nobody runs
+    int64_t check_interval_ns = kFirstCheckNs;
+    int all_blocked_rounds = 0;
+
+    sigset_t wait_signals{};
+    sigset_t saved_mask{};
+
+    // ---- events ----
+    void emit(const Thread& thread, EventPayload payload) {
+        logical_time_ns += kEventTimeStepNs;
+        ++event_count;
+        Event event{time_source ? time_source() : logical_time_ns, thread.task->tid(), thread.task->pid(), std::move(payload)};
+        for (EventSink* sink : sinks) {
+            sink->on_event(event);
+        }
+    }
+
+    Thread* find(pid_t host_tid) {
+        auto found = threads.find(host_tid);
+        return found == threads.end() ? nullptr : &found->second;
+    }
+
+    Thread& add_thread(pid_t host_tid, ThreadState state) {
+        procfs::GuestIds ids = options.namespaces && launched.in_namespaces
+                                   ? procfs::guest_ids(host_tid)
+                                   : procfs::GuestIds{host_tid, procfs::host_tgid(host_tid)};
+        pid_t host_pid = procfs::host_tgid(host_tid);
+        Thread& thread = threads[host_tid];
+        thread.task = std::make_unique<Task>(host_tid, host_pid == 0 ? host_tid : host_pid, ids.tid, ids.pid);
+        thread.state = state;
+        policy->on_thread_start(ids.tid);
+        return thread;
+    }
+
+    // ---- resuming ----
+    void resume(Thread& thread) {
+        thread.task->flush_registers();
+        int request = thread.resume_request;
+        int signal_number = thread.resume_signal;
+        thread.resume_signal = 0;
+        thread.resumed_at_ns = monotonic_ns();
+        if (thread.state != ThreadState::Exiting && thread.state != ThreadState::VforkWaiting) {
+            thread.state = ThreadState::Running;
+        }
+        if (ptrace(static_cast<__ptrace_request>(request), thread.task->host_tid(), nullptr, signal_number) != 0 &&
+            errno != ESRCH) {
+            throw Error(ErrorCode::TracerInternal, "cannot resume thread " +
+                                                       std::to_string(thread.task->host_tid()) + ": " +
+                                                       std::strerror(errno));
+        }
+    }
+
+    bool deterministic() const { return options.deterministic_scheduling && !killing; }
+
+    // The thread stopped for a reason that is not a scheduling point: it keeps the token.
+    void keep_running(Thread& thread) {
+        if (!deterministic() || holder == thread.task->host_tid() || thread.state == ThreadState::Exiting ||
+            thread.state == ThreadState::VforkWaiting) {
+            resume(thread);
+        } else {
+            thread.state = ThreadState::Ready;
+        }
+    }
+
+    // The thread reached a scheduling point and is ready to continue when it gets the token again.
+    void yield(Thread& thread, ScheduleEvent::Reason reason, ThreadState new_state = ThreadState::Ready) {
+        thread.state = new_state;
+        if (!deterministic()) {
+            if (new_state == ThreadState::Ready) {
+                resume(thread);
+            }
+            return;
+        }
+        if (holder == thread.task->host_tid()) {
+            schedule(thread.task->tid(), reason);
+        }
+    }
+
+    std::vector<Thread*> candidates() {
+        std::vector<Thread*> result;
+        for (auto& [host_tid, thread] : threads) {
+            if (thread.state == ThreadState::Ready || thread.state == ThreadState::Blocked) {
+                result.push_back(&thread);
+            }
+        }
+        std::sort(result.begin(), result.end(),
+                  [](Thread* a, Thread* b) { return a->task->tid() < b->task->tid(); });
+        return result;
+    }
+
+    // Hands the token to the next thread. `previous_tid` is the guest tid giving it up (0 if none).
+    void schedule(int32_t previous_tid, ScheduleEvent::Reason reason) {
+        holder = 0;
+        std::vector<Thread*> runnable = candidates();
+        if (runnable.empty()) {
+            return; // the event loop waits for a thread to become ready
+        }
+        Thread* next = runnable.front();
+        bool chosen_by_policy = runnable.size() > 1;
+        if (chosen_by_policy) {
+            std::vector<int32_t> tids;
+            for (Thread* thread : runnable) {
+                tids.push_back(thread->task->tid());
+            }
+            SchedulingPoint point{previous_tid, false, reason, event_count};
+            for (Thread* thread : runnable) {
+                point.current_runnable |= thread->task->tid() == previous_tid;
+            }
+            int32_t chosen = policy->choose(point, tids);
+            next = *std::find_if(runnable.begin(), runnable.end(),
+                                 [chosen](Thread* thread) { return thread->task->tid() == chosen; });
+        }
+        bool all_blocked = std::all_of(runnable.begin(), runnable.end(),
+                                       [](Thread* thread) { return thread->state == ThreadState::Blocked; });
+        all_blocked_rounds = all_blocked ? all_blocked_rounds + 1 : 0;
+        check_interval_ns = std::min(kFirstCheckNs << std::min(all_blocked_rounds, 4), kMaxCheckNs);
+        if (chosen_by_policy || next->task->tid() != previous_tid) {
+            emit(*next, ScheduleEvent{previous_tid, reason});
+        }
+        holder = next->task->host_tid();
+        resume(*next);
+    }
+
+    // ---- stop handlers ----
+    void on_seccomp_stop(Thread& thread) {
+        Task& task = *thread.task;
+        const user_regs_struct& registers = task.registers();
+        SyscallStop stop;
+        stop.number = static_cast<int>(registers.orig_rax);
+        stop.args = {registers.rdi, registers.rsi, registers.rdx, registers.r10, registers.r8, registers.r9};
+
+        if (emulate_signal_to_namespace_init(thread, stop)) {
+            return;
+        }
+        SyscallDecision decision = SyscallDecision::run();
+        bool yield_requested = options.deterministic_scheduling && scheduler_yields_at(stop);
+        thread.exit_interceptors.clear();
+        for (SyscallInterceptor* interceptor : interceptors) {
+            SyscallDecision answer = interceptor->on_entry(task, stop);
+            yield_requested |= answer.yield;
+            if (answer.kind == SyscallDecision::Kind::Pass) {
+                continue;
+            }
+            if (answer.kind == SyscallDecision::Kind::StopAtExit) {
+                thread.exit_interceptors.push_back(interceptor);
+                continue;
+            }
+            decision = answer;
+            break;
+        }
+        thread.syscall = stop;
+        thread.resume_request = PTRACE_CONT;
+        if (decision.kind == SyscallDecision::Kind::Emulate) {
+            int64_t result = decision.result;
+            for (auto it = thread.exit_interceptors.rbegin(); it != thread.exit_interceptors.rend(); ++it) {
+                (*it)->on_exit(task, stop, result);
+            }
+            // orig_rax = -1 makes the kernel skip the syscall and leave rax, the guest's result, alone.
+            user_regs_struct emulated = task.registers();
+            emulated.orig_rax = static_cast<uint64_t>(-1);
+            emulated.rax = static_cast<uint64_t>(result);
+            task.set_registers(emulated);
+            emit(thread, SyscallEvent{stop.number, {stop.args.begin(), stop.args.end()}, result, true, {}});
+        } else if (!thread.exit_interceptors.empty() || !sinks.empty()) {
+            thread.awaiting_syscall_exit = true;
+            thread.resume_request = PTRACE_SYSCALL;
+        }
+        if (yield_requested) {
+            yield(thread, ScheduleEvent::Reason::Yield);
+        } else {
+            keep_running(thread);
+        }
+    }
+
+    void on_syscall_exit_stop(Thread& thread) {
+        thread.resume_request = PTRACE_CONT;
+        if (!thread.awaiting_syscall_exit) {
+            keep_running(thread);
+            return;
+        }
+        thread.awaiting_syscall_exit = false;
+        Task& task = *thread.task;
+        int64_t result = static_cast<int64_t>(task.registers().rax);
+        if (is_restart_result(result)) {
+            // Interrupted: the kernel restarts it through the seccomp filter, which decides afresh.
+            keep_running(thread);
+            return;
+        }
+        int64_t original = result;
+        for (auto it = thread.exit_interceptors.rbegin(); it != thread.exit_interceptors.rend(); ++it) {
+            (*it)->on_exit(task, thread.syscall, result);
+        }
+        if (result != original) {
+            user_regs_struct changed = task.registers();
+            changed.rax = static_cast<uint64_t>(result);
+            task.set_registers(changed);
+        }
+        emit(thread, SyscallEvent{thread.syscall.number,
+                                  {thread.syscall.args.begin(), thread.syscall.args.end()}, result, false, {}});
+        keep_running(thread);
+    }
+
+    void on_new_task(Thread& parent, int event) {
+        unsigned long message = 0;
+        ptrace(PTRACE_GETEVENTMSG, parent.task->host_tid(), nullptr, &message);
+        pid_t child_tid = static_cast<pid_t>(message);
+        auto early = early_first_stops.find(child_tid);
+        bool already_stopped = early != early_first_stops.end();
+        if (already_stopped) {
+            early_first_stops.erase(early);
+        }
+        Thread& child = add_thread(child_tid, already_stopped ? ThreadState::Ready : ThreadState::Starting);
+        bool new_process = child.task->host_pid() != parent.task->host_pid();
+        emit(child, ThreadStartEvent{parent.task->tid(), new_process});
+        parent.resume_request = PTRACE_CONT;
+        if (already_stopped && !deterministic()) {
+            resume(child);
+        }
+        if (event == PTRACE_EVENT_VFORK) {
+            // The parent sleeps in the kernel until the child execs or exits; it must not hold the token.
+            parent.state = ThreadState::VforkWaiting;
+            resume(parent);
+            if (deterministic() && holder == parent.task->host_tid()) {
+                schedule(parent.task->tid(), ScheduleEvent::Reason::Blocked);
+            }
+            return;
+        }
+        yield(parent, ScheduleEvent::Reason::Yield);
+    }
+
+    void on_first_stop(pid_t host_tid, int status) {
+        Thread* thread = find(host_tid);
+        if (thread == nullptr) {
+            early_first_stops[host_tid] = status;
+            return;
+        }
+        thread->state = ThreadState::Ready;
+        if (!deterministic()) {
+            resume(*thread);
+        }
+    }
+
+    void on_exec(Thread& thread) {
+        unsigned long message = 0;
+        ptrace(PTRACE_GETEVENTMSG, thread.task->host_tid(), nullptr, &message);
+        pid_t former_tid = static_cast<pid_t>(message);
+        pid_t leader = thread.task->host_tid();
+        if (former_tid != leader) {
+            // A non-leader thread exec'd and took over the leader's tid; its old tid is gone for good.
+            if (Thread* former = find(former_tid)) {
+                thread.awaiting_syscall_exit = former->awaiting_syscall_exit;
+                thread.syscall = former->syscall;
+                thread.exit_interceptors = former->exit_interceptors;
+                thread.resume_request = former->resume_request;
+                threads.erase(former_tid);
+            }
+            if (holder == former_tid) {
+                holder = leader;
+            }
+        }
+        thread.task = std::make_unique<Task>(leader, leader, thread.task->tid(), thread.task->pid());
+        thread.state = ThreadState::Running;
+        thread.exit_reported = false;
+        for (SyscallInterceptor* interceptor : interceptors) {
+            interceptor->on_exec(*thread.task);
+        }
+        emit(thread, ExecEvent{procfs::executable_path(leader), procfs::command_line(leader), {}});
+        keep_running(thread);
+    }
+
+    bool is_last_thread_of_process(const Thread& thread) {
+        for (auto& [host_tid, other] : threads) {
+            if (&other != &thread && other.task->host_pid() == thread.task->host_pid() && !other.exit_reported) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    void report_exit(Thread& thread, int shell_status_value) {
+        if (thread.exit_reported) {
+            return;
+        }
+        thread.exit_reported = true;
+        emit(thread, ThreadExitEvent{shell_status_value, is_last_thread_of_process(thread)});
+        policy->on_thread_exit(thread.task->tid());
+    }
+
+    void on_exit_event(Thread& thread) {
+        unsigned long message = 0;
+        ptrace(PTRACE_GETEVENTMSG, thread.task->host_tid(), nullptr, &message);
+        report_exit(thread, shell_status(static_cast<int>(message)));
+        bool was_holder = holder == thread.task->host_tid();
+        thread.state = ThreadState::Exiting;
+        thread.resume_request = PTRACE_CONT;
+        resume(thread);
+        if (was_holder && deterministic()) {
+            schedule(thread.task->tid(), ScheduleEvent::Reason::Exited);
+        }
+    }
+
+    void on_gone(pid_t host_tid, int status) {
+        if (host_tid == launched.guest && !initial_status) {
+            initial_status = shell_status(status);
+        }
+        Thread* thread = find(host_tid);
+        if (thread == nullptr) {
+            return;
+        }
+        report_exit(*thread, shell_status(status));
+        int32_t tid = thread->task->tid();
+        threads.erase(host_tid);
+        if (holder == host_tid && deterministic()) {
+            schedule(tid, ScheduleEvent::Reason::Exited);
+        }
+        if (host_tid == launched.guest && !launched.in_namespaces) {
+            // Without a pid namespace nothing ends the guest's leftover processes: end them like one would.
+            kill_everything();
+        }
+    }
+
+    void on_interrupt_stop(Thread& thread) {
+        if (thread.state == ThreadState::Starting) {
+            on_first_stop(thread.task->host_tid(), 0);
+            return;
+        }
+        if (thread.state == ThreadState::GroupStopped) {
+            // The job-control stop ended (SIGCONT): the thread may run again.
+            thread.state = ThreadState::Ready;
+            if (!deterministic()) {
+                resume(thread);
+            }
+            return;
+        }
+        if (thread.interrupt_requested) {
+            thread.interrupt_requested = false;
+            if (deterministic() && holder == thread.task->host_tid()) {
+                yield(thread, ScheduleEvent::Reason::Blocked, ThreadState::Blocked);
+                return;
+            }
+        }
+        keep_running(thread);
+    }
+
+    void on_group_stop(Thread& thread) {
+        ptrace(PTRACE_LISTEN, thread.task->host_tid(), nullptr, nullptr);
+        thread.state = ThreadState::GroupStopped;
+        if (deterministic() && holder == thread.task->host_tid()) {
+            schedule(thread.task->tid(), ScheduleEvent::Reason::Blocked);
+        }
+    }
+
+    bool namespace_init_dies_of(Thread& thread, int signal_number) {
+        if (!launched.in_namespaces || thread.task->pid() != 1 || !default_action_kills(signal_number)) {
+            return false;
+        }
+        procfs::SignalDispositions dispositions = procfs::signal_dispositions(thread.task->host_tid());
+        uint64_t bit = uint64_t{1} << (signal_number - 1);
+        return signal_number == SIGKILL || ((dispositions.caught | dispositions.ignored) & bit) == 0;
+    }
+
+    // The kernel never lets a signal with the default action kill a pid namespace's init, but the guest's
+    // init is an ordinary program that expects `kill -SEGV $$` to end it. Deliver that death ourselves.
+    void die_as_namespace_init(Thread& thread, int signal_number, int32_t sender) {
+        emit(thread, SignalEvent{signal_number, 0, sender, true});
+        initial_status = 128 + signal_number;
+        kill_everything();
+    }
+
+    bool emulate_signal_to_namespace_init(Thread& thread, const SyscallStop& stop) {
+        int target_pid = 0;
+        int signal_number = 0;
+        if (stop.number == SYS_kill || stop.number == SYS_rt_sigqueueinfo) {
+            target_pid = static_cast<int>(stop.args[0]);
+            signal_number = static_cast<int>(stop.args[1]);
+        } else if (stop.number == SYS_tgkill || stop.number == SYS_rt_tgsigqueueinfo) {
+            target_pid = static_cast<int>(stop.args[0]);
+            signal_number = static_cast<int>(stop.args[2]);
+        } else if (stop.number == SYS_tkill && static_cast<int>(stop.args[0]) == 1) {
+            target_pid = 1;
+            signal_number = static_cast<int>(stop.args[1]);
+        }
+        if (target_pid != 1 || signal_number == 0) {
+            return false;
+        }
+        Thread* init = find(launched.guest);
+        if (init == nullptr || !namespace_init_dies_of(*init, signal_number)) {
+            return false;
+        }
+        die_as_namespace_init(*init, signal_number, thread.task->pid());
+        return true;
+    }
+
+    void on_signal_stop(Thread& thread, int signal_number) {
+        siginfo_t info{};
+        ptrace(PTRACE_GETSIGINFO, thread.task->host_tid(), nullptr, &info);
+        if (signal_number == SIGSEGV && faults_enabled) {
+            for (SyscallInterceptor* interceptor : interceptors) {
+                if (interceptor->on_fault(*thread.task, signal_number)) {
+                    keep_running(thread);
+                    return;
+                }
+            }
+        }
+        if (namespace_init_dies_of(thread, signal_number)) {
+            die_as_namespace_init(thread, signal_number, info.si_pid);
+            return;
+        }
+        procfs::SignalDispositions dispositions = procfs::signal_dispositions(thread.task->host_tid());
+        uint64_t bit = uint64_t{1} << (signal_number - 1);
+        bool fatal = default_action_kills(signal_number) && ((dispositions.caught | dispositions.ignored) & bit) == 0;
+        emit(thread, SignalEvent{signal_number, info.si_code, info.si_pid, fatal});
+        thread.resume_signal = signal_number;
+        keep_running(thread);
+    }
+
+    void handle_status(pid_t host_tid, int status) {
+        if (host_tid == launched.intermediate) {
+            intermediate_reaped = true;
+            return;
+        }
+        if (WIFEXITED(status) || WIFSIGNALED(status)) {
+            on_gone(host_tid, status);
+            return;
+        }
+        if (!WIFSTOPPED(status)) {
+            return;
+        }
+        const int signal_number = WSTOPSIG(status);
+        const int event = status >> 16;
+        Thread* thread = find(host_tid);
+        if (thread == nullptr) {
+            // A new thread's first stop may arrive before its parent's clone event.
+            if (event == PTRACE_EVENT_STOP) {
+                on_first_stop(host_tid, status);
+            } else {
+                ptrace(PTRACE_CONT, host_tid, nullptr, 0);
+            }
+            return;
+        }
+        if (killing) {
+            ptrace(PTRACE_CONT, host_tid, nullptr, 0);
+            return;
+        }
+        switch (event) {
+        case PTRACE_EVENT_SECCOMP:
+            on_seccomp_stop(*thread);
+            return;
+        case PTRACE_EVENT_CLONE:
+        case PTRACE_EVENT_FORK:
+        case PTRACE_EVENT_VFORK:
+            on_new_task(*thread, event);
+            return;
+        case PTRACE_EVENT_VFORK_DONE:
+            thread->state = ThreadState::Ready;
+            thread->resume_request = PTRACE_CONT;
+            if (!deterministic()) {
+                resume(*thread);
+            }
+            return;
+        case PTRACE_EVENT_EXEC:
+            on_exec(*thread);
+            return;
+        case PTRACE_EVENT_EXIT:
+            on_exit_event(*thread);
+            return;
+        case PTRACE_EVENT_STOP:
+            if (signal_number == SIGSTOP || signal_number == SIGTSTP || signal_number == SIGTTIN ||
+                signal_number == SIGTTOU) {
+                on_group_stop(*thread);
+            } else {
+                on_interrupt_stop(*thread);
+            }
+            return;
+        default:
+            break;
+        }
+        if (signal_number == (SIGTRAP | 0x80)) {
+            on_syscall_exit_stop(*thread);
+            return;
+        }
+        on_signal_stop(*thread, signal_number);
+    }
+
+    // ---- waiting ----
+    // Returns a waitpid result, or nullopt after `timeout_ns` (negative: no timeout) or a termination signal.
+    std::optional<std::pair<pid_t, int>> wait_for_status(int64_t timeout_ns) {
+        const int64_t deadline = monotonic_ns() + timeout_ns;
+        for (;;) {
+            int status = 0;
+            pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
+            if (pid > 0) {
+                return std::make_pair(pid, status);
+            }
+            if (pid < 0 && errno == ECHILD) {
+                // Nothing left to wait for: whatever we still track is gone.
+                threads.clear();
+                intermediate_reaped = true;
+                return std::nullopt;
+            }
+            siginfo_t info{};
+            int received;
+            if (timeout_ns < 0) {
+                received = sigwaitinfo(&wait_signals, &info);
+            } else {
+                int64_t remaining = std::max<int64_t>(deadline - monotonic_ns(), 0);
+                timespec timeout{static_cast<time_t>(remaining / 1'000'000'000),
+                                 static_cast<long>(remaining % 1'000'000'000)};
+                received = sigtimedwait(&wait_signals, &info, &timeout);
+            }
+            if (received == SIGCHLD || (received < 0 && errno == EINTR)) {
+                continue;
+            }
+            if (received > 0) {
+                termination_signal = received;
+                return std::nullopt;
+            }
+            return std::nullopt; // timed out
+        }
+    }
+
+    // The token holder has not stopped for a while: find out whether it is blocked in the kernel.
+    void check_holder() {
+        Thread* thread = find(holder);
+        if (thread == nullptr || thread->interrupt_requested) {
+            return;
+        }
+        pid_t host_tid = thread->task->host_tid();
+        char state = procfs::thread_state(host_tid);
+        if (state == 'S' && procfs::in_syscall(host_tid)) {
+            thread->interrupt_requested = true;
+            ptrace(PTRACE_INTERRUPT, host_tid, nullptr, nullptr);
+            return;
+        }
+        check_interval_ns = std::min(check_interval_ns * 2, kMaxCheckNs);
+        if (state == 'R' && !thread->spin_warned && monotonic_ns() - thread->resumed_at_ns > kSpinWarningNs) {
+            thread->spin_warned = true;
+            spdlog::warn("thread {} spins without syscalls; other threads wait (no PMU preemption)",
+                         thread->task->tid());
+        }
+    }
+
+    // How long to let the holder run before checking on it; negative when no other thread could use the
+    // token anyway (then there is nothing to gain from interrupting it).
+    int64_t holder_timeout() {
+        if (!deterministic() || holder == 0) {
+            return -1;
+        }
+        for (auto& [host_tid, thread] : threads) {
+            if (host_tid != holder &&
+                (thread.state == ThreadState::Ready || thread.state == ThreadState::Blocked)) {
+                return check_interval_ns;
+            }
+        }
+        return -1;
+    }
+
+    void event_loop() {
+        while (!threads.empty() || !intermediate_reaped) {
+            if (termination_signal != 0 && !killing) {
+                kill_everything();
+            }
+            if (deterministic() && holder == 0) {
+                schedule(0, ScheduleEvent::Reason::Yield);
+            }
+            auto status = wait_for_status(killing ? -1 : holder_timeout());
+            if (status) {
+                handle_status(status->first, status->second);
+            } else if (termination_signal == 0 && holder != 0) {
+                check_holder();
+            }
+        }
+    }
+
+    void kill_everything() {
+        killing = true;
+        holder = 0;
+        if (launched.guest > 0) {
+            kill(-launched.guest, SIGKILL);
+            kill(launched.guest, SIGKILL);
+        }
+        if (launched.intermediate > 0) {
+            kill(launched.intermediate, SIGKILL);
+        }
+        for (auto& [host_tid, thread] : threads) {
+            syscall(SYS_tgkill, thread.task->host_pid(), host_tid, SIGKILL);
+        }
+    }
+
+    void reap_everything() {
+        kill_everything();
+        while (!threads.empty() || !intermediate_reaped) {
+            int status = 0;
+            pid_t pid = waitpid(-1, &status, __WALL);
+            if (pid < 0) {
+                if (errno == EINTR) {
+                    continue;
+                }
+                break;
+            }
+            if (pid == launched.intermediate) {
+                intermediate_reaped = true;
+            } else if (WIFEXITED(status) || WIFSIGNALED(status)) {
+                threads.erase(pid);
+            } else {
+                ptrace(PTRACE_CONT, pid, nullptr, 0);
+            }
+        }
+        threads.clear();
+        intermediate_reaped = true;
+    }
+};
+
+Session::Session(SessionOptions options) : state_(std::make_unique<State>()) {
+    state_->options = std::move(options);
+    state_->policy = make_schedule_policy(SchedulePolicyOptions{});
+}
+
+Session::~Session() {
+    if (!state_->threads.empty() || !state_->intermediate_reaped) {
+        state_->reap_everything();
+    }
+}
+
+void Session::add_interceptor(SyscallInterceptor* interceptor) { state_->interceptors.push_back(interceptor); }
+
+void Session::add_event_sink(EventSink* sink) { state_->sinks.push_back(sink); }
+
+void Session::set_schedule_policy(std::unique_ptr<SchedulePolicy> policy) { state_->policy = std::move(policy); }
+
+uint64_t Session::logical_time_ns() const { return state_->logical_time_ns; }
+
+void Session::advance_logical_time(uint64_t ns) { state_->logical_time_ns += ns; }
+
+void Session::set_time_source(std::function<uint64_t()> now) { state_->time_source = std::move(now); }
+
+int Session::run() {
+    State& state = *state_;
+    const SessionOptions& options = state.options;
+    if (options.argv.empty()) {
+        throw Error(ErrorCode::MissingCommand);
+    }
+    std::string search_path = environment_value(options.env, "PATH");
+    LaunchOptions launch;
+    launch.executable = resolve_executable(options.argv[0], search_path.empty() ? "/usr/bin:/bin" : search_path);
+    launch.argv = options.argv;
+    launch.env = options.env;
+    launch.cwd = options.cwd;
+    launch.namespaces = options.namespaces;
+    launch.disable_aslr = options.disable_aslr;
+
+    std::set<int> trapped;
+    if (options.deterministic_scheduling) {
+        trapped = kSchedulerSyscalls;
+    }
+    for (SyscallInterceptor* interceptor : state.interceptors) {
+        std::set<int> wanted = interceptor->trapped_syscalls();
+        trapped.insert(wanted.begin(), wanted.end());
+        state.faults_enabled |= interceptor->handles_faults();
+    }
+    launch.trap_cpuid = options.trap_cpuid && state.faults_enabled;
+    launch.trap_rdtsc = options.trap_rdtsc && state.faults_enabled;
+    SeccompFilter filter(trapped);
+    launch.filter = &filter;
+
+    // Stops arrive as SIGCHLD and termination requests as signals: both are taken with sigtimedwait.
+    sigemptyset(&state.wait_signals);
+    for (int signal_number : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) {
+        sigaddset(&state.wait_signals, signal_number);
+    }
+    sigprocmask(SIG_BLOCK, &state.wait_signals, &state.saved_mask);
+    // A guest that closes a pipe hermit writes to must not kill hermit.
+    signal(SIGPIPE, SIG_IGN);
+
+    state.launched = launch_guest(launch, kPtraceOptions);
+    state.intermediate_reaped = state.launched.intermediate == 0;
+    Thread& initial = state.add_thread(state.launched.guest, ThreadState::Running);
+    state.emit(initial, ThreadStartEvent{0, true});
+    state.emit(initial, ScheduleEvent{0, ScheduleEvent::Reason::Started});
+    state.holder = state.launched.guest;
+    initial.resumed_at_ns = monotonic_ns();
+
+    try {
+        state.event_loop();
+    } catch (...) {
+        state.reap_everything();
+        sigprocmask(SIG_SETMASK, &state.saved_mask, nullptr);
+        throw;
+    }
+    sigprocmask(SIG_SETMASK, &state.saved_mask, nullptr);
+    if (state.termination_signal != 0) {
+        return 128 + state.termination_signal;
+    }
+    return state.initial_status.value_or(125);
+}
+
+} // namespace hermit::tracer

@@ -1,0 +1,160 @@
+#include "Task.h"
+
+#include "formats/Error.h"
+
+#include <fcntl.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <string>
+
+namespace hermit::tracer {
+
+namespace {
+
+// The syscall instruction (0f 05) is two bytes long; rewinding rip by it re-executes the syscall.
+constexpr uint64_t kSyscallInstructionLength = 2;
+
+bool access_proc_mem(pid_t tid, uint64_t address, void* buffer, size_t length, bool writing) {
+    std::string path = "/proc/" + std::to_string(tid) + "/mem";
+    int fd = open(path.c_str(), (writing ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+    if (fd < 0) {
+        return false;
+    }
+    size_t done = 0;
+    while (done < length) {
+        ssize_t count = writing ? pwrite(fd, static_cast<const char*>(buffer) + done, length - done,
+                                         static_cast<off_t>(address + done))
+                                : pread(fd, static_cast<char*>(buffer) + done, length - done,
+                                        static_cast<off_t>(address + done));
+        if (count <= 0) {
+            close(fd);
+            return false;
+        }
+        done += static_cast<size_t>(count);
+    }
+    close(fd);
+    return true;
+}
+
+} // namespace
+
+Task::Task(pid_t host_tid, pid_t host_pid, int32_t guest_tid, int32_t guest_pid)
+    : host_tid_(host_tid), host_pid_(host_pid), guest_tid_(guest_tid), guest_pid_(guest_pid) {}
+
+const user_regs_struct& Task::registers() {
+    if (!registers_valid_) {
+        if (ptrace(PTRACE_GETREGS, host_tid_, nullptr, &registers_) != 0) {
+            throw Error(ErrorCode::TracerInternal,
+                        "PTRACE_GETREGS of thread " + std::to_string(host_tid_) + ": " + std::strerror(errno));
+        }
+        registers_valid_ = true;
+    }
+    return registers_;
+}
+
+void Task::set_registers(const user_regs_struct& registers) {
+    registers_ = registers;
+    registers_valid_ = true;
+    registers_dirty_ = true;
+}
+
+void Task::flush_registers() {
+    if (registers_dirty_ && ptrace(PTRACE_SETREGS, host_tid_, nullptr, &registers_) != 0) {
+        throw Error(ErrorCode::TracerInternal,
+                    "PTRACE_SETREGS of thread " + std::to_string(host_tid_) + ": " + std::strerror(errno));
+    }
+    registers_valid_ = false;
+    registers_dirty_ = false;
+}
+
+bool Task::read(uint64_t address, void* buffer, size_t length) {
+    if (length == 0) {
+        return true;
+    }
+    iovec local{buffer, length};
+    iovec remote{reinterpret_cast<void*>(address), length};
+    ssize_t count = process_vm_readv(host_tid_, &local, 1, &remote, 1, 0);
+    if (count == static_cast<ssize_t>(length)) {
+        return true;
+    }
+    return access_proc_mem(host_tid_, address, buffer, length, false);
+}
+
+bool Task::write(uint64_t address, const void* buffer, size_t length) {
+    if (length == 0) {
+        return true;
+    }
+    // process_vm_writev respects page protections; /proc/<tid>/mem can also write read-only pages
+    // (breakpoints in text), so it is the fallback.
+    iovec local{const_cast<void*>(buffer), length};
+    iovec remote{reinterpret_cast<void*>(address), length};
+    ssize_t count = process_vm_writev(host_tid_, &local, 1, &remote, 1, 0);
+    if (count == static_cast<ssize_t>(length)) {
+        return true;
+    }
+    return access_proc_mem(host_tid_, address, const_cast<void*>(buffer), length, true);
+}
+
+int64_t Task::inject_syscall(int number, const std::array<uint64_t, 6>& args) {
+    const user_regs_struct saved = registers();
+    user_regs_struct injected = saved;
+    injected.orig_rax = static_cast<uint64_t>(number);
+    injected.rax = static_cast<uint64_t>(number);
+    injected.rdi = args[0];
+    injected.rsi = args[1];
+    injected.rdx = args[2];
+    injected.r10 = args[3];
+    injected.r8 = args[4];
+    injected.r9 = args[5];
+    set_registers(injected);
+    flush_registers();
+
+    // From a seccomp (or syscall-entry) stop, PTRACE_SYSCALL runs the injected call to its exit stop.
+    auto wait_for_stop = [this](int request, int signal) {
+        if (ptrace(static_cast<__ptrace_request>(request), host_tid_, nullptr, signal) != 0) {
+            throw Error(ErrorCode::TracerInternal, std::string("resume during syscall injection: ") +
+                                                       std::strerror(errno));
+        }
+        int status = 0;
+        while (waitpid(host_tid_, &status, __WALL) < 0) {
+            if (errno != EINTR) {
+                throw Error(ErrorCode::TracerInternal, std::string("waitpid during syscall injection: ") +
+                                                           std::strerror(errno));
+            }
+        }
+        if (!WIFSTOPPED(status)) {
+            throw Error(ErrorCode::TracerInternal, "thread " + std::to_string(host_tid_) +
+                                                       " died during syscall injection");
+        }
+        return status;
+    };
+    wait_for_stop(PTRACE_SYSCALL, 0);
+    const int64_t result = static_cast<int64_t>(registers().rax);
+
+    // Re-execute the guest's own syscall instruction: it passes the seccomp filter again and stops at a
+    // fresh seccomp stop with the original registers, which is where the caller expects the task to be.
+    // A signal arriving in between is delivered first, exactly as it would be before a syscall.
+    user_regs_struct restored = saved;
+    restored.rax = saved.orig_rax;
+    restored.rip = saved.rip - kSyscallInstructionLength;
+    set_registers(restored);
+    flush_registers();
+    int signal = 0;
+    for (;;) {
+        int status = wait_for_stop(PTRACE_CONT, signal);
+        if ((status >> 16) == PTRACE_EVENT_SECCOMP) {
+            break;
+        }
+        signal = (status >> 16) == 0 && (WSTOPSIG(status) & 0x80) == 0 ? WSTOPSIG(status) : 0;
+    }
+    registers_valid_ = false;
+    return result;
+}
+
+} // namespace hermit::tracer

@@ -1,0 +1,442 @@
+#include "Virtualizer.h"
+
+#include "Task.h"
+#include "virt/AuxiliaryVector.h"
+#include "virt/DirectoryListing.h"
+#include "virt/HostProbe.h"
+#include "virt/ProcessMemory.h"
+#include "virt/VdsoPatcher.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <spdlog/spdlog.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <sys/time.h>
+#include <sys/times.h>
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+#include <vector>
+
+namespace hermit::tracer {
+namespace {
+
+constexpr int64_t kNsPerSecond = 1000000000;
+// times() and /proc count in USER_HZ ticks.
+constexpr int64_t kClockTicksPerSecond = 100;
+constexpr uint64_t kVirtualRamBytes = 4ULL << 30;
+constexpr uint64_t kVirtualFreeRamBytes = 3ULL << 30;
+// The x86_64 ABI lets leaf functions use 128 bytes below rsp; a redirected path goes below that.
+constexpr uint64_t kRedZoneBytes = 128;
+
+timespec to_timespec(int64_t ns) { return {ns / kNsPerSecond, ns % kNsPerSecond}; }
+timeval to_timeval(int64_t ns) { return {ns / kNsPerSecond, (ns % kNsPerSecond) / 1000}; }
+
+SyscallDecision emulated(int64_t result) { return SyscallDecision::emulate(result); }
+SyscallDecision failed(int error) { return SyscallDecision::emulate(-error); }
+
+template <typename T> SyscallDecision write_result(Task& task, uint64_t address, const T& value) {
+    return task.write_value(address, value) ? emulated(0) : failed(EFAULT);
+}
+
+bool is_stat_syscall(int number) {
+    return number == SYS_stat || number == SYS_fstat || number == SYS_lstat || number == SYS_newfstatat ||
+           number == SYS_statx;
+}
+
+bool is_open_syscall(int number) {
+    return number == SYS_open || number == SYS_openat || number == SYS_openat2;
+}
+
+uint64_t& argument_register(user_regs_struct& registers, int index) {
+    switch (index) {
+    case 0:
+        return registers.rdi;
+    case 1:
+        return registers.rsi;
+    case 2:
+        return registers.rdx;
+    case 3:
+        return registers.r10;
+    case 4:
+        return registers.r8;
+    default:
+        return registers.r9;
+    }
+}
+
+} // namespace
+
+// The stat family and getdents64 are not in the table: they run in the kernel and are rewritten at exit.
+const std::map<int, Virtualizer::Emulation>& Virtualizer::emulations() {
+    static const std::map<int, Emulation> table = {
+        {SYS_clock_gettime, &Virtualizer::emulate_clock_gettime},
+        {SYS_clock_getres, &Virtualizer::emulate_clock_getres},
+        {SYS_gettimeofday, &Virtualizer::emulate_gettimeofday},
+        {SYS_time, &Virtualizer::emulate_time},
+        {SYS_nanosleep, &Virtualizer::emulate_nanosleep},
+        {SYS_clock_nanosleep, &Virtualizer::emulate_clock_nanosleep},
+        {SYS_getrandom, &Virtualizer::emulate_getrandom},
+        {SYS_uname, &Virtualizer::emulate_uname},
+        {SYS_sysinfo, &Virtualizer::emulate_sysinfo},
+        {SYS_sched_getaffinity, &Virtualizer::emulate_sched_getaffinity},
+        {SYS_getcpu, &Virtualizer::emulate_getcpu},
+        {SYS_times, &Virtualizer::emulate_times},
+        {SYS_getrusage, &Virtualizer::emulate_getrusage},
+        {SYS_open, &Virtualizer::redirect_open},
+        {SYS_openat, &Virtualizer::redirect_open},
+        {SYS_openat2, &Virtualizer::redirect_open},
+    };
+    return table;
+}
+
+Virtualizer::Virtualizer(const VirtualizationOptions& options)
+    : host_(virt::probe_host()), sink_(options.sink), clock_(options.epoch_ns),
+      guest_random_(options.seed, virt::GuestRandom::Stream::GuestData), instructions_(cpuid_, clock_),
+      stat_rewriter_(inodes_, options.epoch_ns), files_(guest_random_, clock_) {
+    virt::enforce_host_requirements(host_, options.strict);
+}
+
+std::set<int> Virtualizer::trapped_syscalls() const {
+    std::set<int> numbers;
+    for (const auto& [number, emulation] : emulations()) {
+        numbers.insert(number);
+    }
+    numbers.insert({SYS_stat, SYS_fstat, SYS_lstat, SYS_newfstatat, SYS_statx, SYS_getdents64});
+    return numbers;
+}
+
+SyscallDecision Virtualizer::on_entry(Task& task, const SyscallStop& stop) {
+    clock_.tick();
+    if (is_stat_syscall(stop.number) || stop.number == SYS_getdents64) {
+        return SyscallDecision::stop_at_exit();
+    }
+    const auto row = emulations().find(stop.number);
+    if (row == emulations().end()) {
+        return SyscallDecision::pass();
+    }
+    return (this->*(row->second))(task, stop);
+}
+
+void Virtualizer::on_exit(Task& task, const SyscallStop& stop, int64_t& result) {
+    if (is_open_syscall(stop.number)) {
+        finish_redirected_open(task);
+        return;
+    }
+    if (result < 0) {
+        return;
+    }
+    if (is_stat_syscall(stop.number)) {
+        rewrite_stat_result(task, stop);
+    } else if (stop.number == SYS_getdents64) {
+        rewrite_directory_entries(task, stop, result);
+    }
+}
+
+bool Virtualizer::on_fault(Task& task, int signal) {
+    if (signal != SIGSEGV) {
+        return false;
+    }
+    user_regs_struct registers = task.registers();
+    clock_.tick();
+    const auto answer = instructions_.emulate(registers, task);
+    if (!answer) {
+        return false;
+    }
+    task.set_registers(registers);
+    if (sink_) {
+        Event event;
+        event.time = clock_.elapsed_ns();
+        event.tid = task.tid();
+        event.pid = task.pid();
+        std::visit([&event](const auto& payload) { event.payload = payload; }, *answer);
+        sink_->on_event(event);
+    }
+    return true;
+}
+
+void Virtualizer::on_exec(Task& task) {
+    const auto auxv = virt::AuxiliaryVector::of_process(task.host_tid());
+    if (const auto random_bytes = auxv.value(AT_RANDOM)) {
+        uint8_t bytes[16];
+        guest_random_.fill(bytes, sizeof bytes);
+        if (!task.write(*random_bytes, bytes, sizeof bytes)) {
+            spdlog::warn("cannot rewrite AT_RANDOM of thread {}", task.tid());
+        }
+    }
+    if (const auto vdso = auxv.value(AT_SYSINFO_EHDR)) {
+        virt::ProcessMemory writer(task.host_tid());
+        const auto patched = virt::patch_vdso(task, writer, *vdso);
+        spdlog::debug("vDSO of thread {}: patched {} functions", task.tid(), patched.size());
+        if (patched.empty()) {
+            spdlog::warn("could not patch the vDSO of thread {}: its clock reads are not virtualized",
+                         task.tid());
+        }
+    }
+}
+
+SyscallDecision Virtualizer::emulate_clock_gettime(Task& task, const SyscallStop& stop) {
+    const auto value = clock_.read(static_cast<clockid_t>(stop.args[0]));
+    if (!value) {
+        return failed(EINVAL);
+    }
+    return write_result(task, stop.args[1], to_timespec(*value));
+}
+
+SyscallDecision Virtualizer::emulate_clock_getres(Task& task, const SyscallStop& stop) {
+    const auto resolution = clock_.resolution(static_cast<clockid_t>(stop.args[0]));
+    if (!resolution) {
+        return failed(EINVAL);
+    }
+    if (stop.args[1] == 0) {
+        return emulated(0);
+    }
+    return write_result(task, stop.args[1], to_timespec(*resolution));
+}
+
+SyscallDecision Virtualizer::emulate_gettimeofday(Task& task, const SyscallStop& stop) {
+    if (stop.args[0] != 0 && !task.write_value(stop.args[0], to_timeval(clock_.realtime_ns()))) {
+        return failed(EFAULT);
+    }
+    // The time zone is always UTC (struct timezone {minuteswest, dsttime}).
+    if (stop.args[1] != 0 && !task.write_value(stop.args[1], std::array<int32_t, 2>{0, 0})) {
+        return failed(EFAULT);
+    }
+    return emulated(0);
+}
+
+SyscallDecision Virtualizer::emulate_time(Task& task, const SyscallStop& stop) {
+    const int64_t seconds = clock_.realtime_ns() / kNsPerSecond;
+    if (stop.args[0] != 0 && !task.write_value(stop.args[0], seconds)) {
+        return failed(EFAULT);
+    }
+    return emulated(seconds);
+}
+
+namespace {
+
+// Reads and validates a sleep request; nullopt with `error` set when the kernel would fail.
+std::optional<int64_t> read_duration(Task& task, uint64_t address, int& error) {
+    const auto request = task.read_value<timespec>(address);
+    if (!request) {
+        error = EFAULT;
+        return std::nullopt;
+    }
+    if (request->tv_sec < 0 || request->tv_nsec < 0 || request->tv_nsec >= kNsPerSecond) {
+        error = EINVAL;
+        return std::nullopt;
+    }
+    return request->tv_sec * kNsPerSecond + request->tv_nsec;
+}
+
+} // namespace
+
+SyscallDecision Virtualizer::emulate_nanosleep(Task& task, const SyscallStop& stop) {
+    int error = 0;
+    const auto duration = read_duration(task, stop.args[0], error);
+    if (!duration) {
+        return failed(error);
+    }
+    clock_.sleep(static_cast<uint64_t>(*duration));
+    SyscallDecision decision = emulated(0);
+    decision.yield = true;
+    return decision;
+}
+
+SyscallDecision Virtualizer::emulate_clock_nanosleep(Task& task, const SyscallStop& stop) {
+    const auto clock = static_cast<clockid_t>(stop.args[0]);
+    if (!virt::VirtualClock::sleepable(clock)) {
+        return failed(EINVAL);
+    }
+    int error = 0;
+    const auto requested = read_duration(task, stop.args[2], error);
+    if (!requested) {
+        return failed(error);
+    }
+    int64_t duration = *requested;
+    if (stop.args[1] & TIMER_ABSTIME) {
+        duration = std::max<int64_t>(0, *requested - *clock_.read(clock));
+    }
+    clock_.sleep(static_cast<uint64_t>(duration));
+    SyscallDecision decision = emulated(0);
+    decision.yield = true;
+    return decision;
+}
+
+SyscallDecision Virtualizer::emulate_getrandom(Task& task, const SyscallStop& stop) {
+    constexpr uint64_t kKnownFlags = GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE;
+    if (stop.args[2] & ~kKnownFlags) {
+        return failed(EINVAL);
+    }
+    // The kernel returns at most INT_MAX & PAGE_MASK bytes per call.
+    const uint64_t length = std::min<uint64_t>(stop.args[1], 0x7ffff000);
+    std::vector<uint8_t> chunk;
+    for (uint64_t done = 0; done < length;) {
+        chunk.resize(std::min<uint64_t>(length - done, 1 << 16));
+        guest_random_.fill(chunk.data(), chunk.size());
+        if (!task.write(stop.args[0] + done, chunk.data(), chunk.size())) {
+            return done > 0 ? emulated(static_cast<int64_t>(done)) : failed(EFAULT);
+        }
+        done += chunk.size();
+    }
+    return emulated(static_cast<int64_t>(length));
+}
+
+SyscallDecision Virtualizer::emulate_uname(Task& task, const SyscallStop& stop) {
+    utsname name{};
+    std::strcpy(name.sysname, "Linux");
+    std::strcpy(name.nodename, "hermit");
+    std::strcpy(name.release, "5.15.0-hermit");
+    std::strcpy(name.version, "#1 SMP");
+    std::strcpy(name.machine, "x86_64");
+    std::strcpy(name.domainname, "(none)");
+    return write_result(task, stop.args[0], name);
+}
+
+SyscallDecision Virtualizer::emulate_sysinfo(Task& task, const SyscallStop& stop) {
+    struct sysinfo info {};
+    info.uptime = clock_.monotonic_ns() / kNsPerSecond;
+    info.totalram = kVirtualRamBytes;
+    info.freeram = kVirtualFreeRamBytes;
+    info.procs = 1;
+    info.mem_unit = 1;
+    return write_result(task, stop.args[0], info);
+}
+
+SyscallDecision Virtualizer::emulate_sched_getaffinity(Task& task, const SyscallStop& stop) {
+    // Like the kernel: the buffer must hold whole longs and at least the mask of every possible CPU.
+    const uint64_t length = stop.args[1];
+    if (length < sizeof(uint64_t) || length % sizeof(uint64_t) != 0) {
+        return failed(EINVAL);
+    }
+    const uint64_t mask = (1ULL << virt::CpuidTable::kLogicalCpus) - 1;
+    if (!task.write_value(stop.args[2], mask)) {
+        return failed(EFAULT);
+    }
+    return emulated(sizeof mask);
+}
+
+SyscallDecision Virtualizer::emulate_getcpu(Task& task, const SyscallStop& stop) {
+    const uint32_t zero = 0;
+    if ((stop.args[0] != 0 && !task.write_value(stop.args[0], zero)) ||
+        (stop.args[1] != 0 && !task.write_value(stop.args[1], zero))) {
+        return failed(EFAULT);
+    }
+    return emulated(0);
+}
+
+SyscallDecision Virtualizer::emulate_times(Task& task, const SyscallStop& stop) {
+    const int64_t ticks_per_ns = kNsPerSecond / kClockTicksPerSecond;
+    if (stop.args[0] != 0) {
+        tms usage{};
+        usage.tms_utime = static_cast<clock_t>(clock_.busy_ns() / ticks_per_ns);
+        if (!task.write_value(stop.args[0], usage)) {
+            return failed(EFAULT);
+        }
+    }
+    return emulated(clock_.monotonic_ns() / ticks_per_ns);
+}
+
+SyscallDecision Virtualizer::emulate_getrusage(Task& task, const SyscallStop& stop) {
+    const auto who = static_cast<int>(stop.args[0]);
+    if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN && who != RUSAGE_THREAD) {
+        return failed(EINVAL);
+    }
+    rusage usage{};
+    if (who != RUSAGE_CHILDREN) {
+        usage.ru_utime = to_timeval(static_cast<int64_t>(clock_.busy_ns()));
+    }
+    return write_result(task, stop.args[1], usage);
+}
+
+SyscallDecision Virtualizer::redirect_open(Task& task, const SyscallStop& stop) {
+    const int path_index = stop.number == SYS_open ? 0 : 1;
+    uint64_t flags = 0;
+    if (stop.number == SYS_open) {
+        flags = stop.args[1];
+    } else if (stop.number == SYS_openat) {
+        flags = stop.args[2];
+    } else {
+        const auto how = task.read_value<open_how>(stop.args[2]);
+        if (!how) {
+            return SyscallDecision::pass();
+        }
+        flags = how->flags;
+    }
+    if ((flags & O_ACCMODE) != O_RDONLY) {
+        return SyscallDecision::pass();
+    }
+    const auto path = task.read_string(stop.args[static_cast<size_t>(path_index)]);
+    if (!path || !virt::VirtualFiles::replaced(*path)) {
+        return SyscallDecision::pass();
+    }
+    const auto replacement = files_.replacement(*path);
+    user_regs_struct registers = task.registers();
+    const uint64_t address = (registers.rsp - kRedZoneBytes - replacement->host_path.size() - 1) & ~15ULL;
+    if (!task.write(address, replacement->host_path.c_str(), replacement->host_path.size() + 1)) {
+        spdlog::warn("cannot redirect the guest's open of {}", *path);
+        return SyscallDecision::pass();
+    }
+    uint64_t& path_register = argument_register(registers, path_index);
+    pending_opens_[task.host_tid()] =
+        PendingOpen{path_index, path_register,
+                    replacement->remove_after_open ? std::optional(replacement->host_path) : std::nullopt};
+    path_register = address;
+    task.set_registers(registers);
+    return SyscallDecision::stop_at_exit();
+}
+
+void Virtualizer::finish_redirected_open(Task& task) {
+    const auto pending = pending_opens_.find(task.host_tid());
+    if (pending == pending_opens_.end()) {
+        return;
+    }
+    // The syscall instruction preserves argument registers, and compiled code may rely on that.
+    user_regs_struct registers = task.registers();
+    argument_register(registers, pending->second.path_register_index) = pending->second.original_path;
+    task.set_registers(registers);
+    if (pending->second.remove_path) {
+        unlink(pending->second.remove_path->c_str());
+    }
+    pending_opens_.erase(pending);
+}
+
+void Virtualizer::rewrite_stat_result(Task& task, const SyscallStop& stop) {
+    if (stop.number == SYS_statx) {
+        auto status = task.read_value<struct statx>(stop.args[4]);
+        if (status) {
+            stat_rewriter_.rewrite(*status);
+            task.write_value(stop.args[4], *status);
+        }
+        return;
+    }
+    const uint64_t address = stop.number == SYS_newfstatat ? stop.args[2] : stop.args[1];
+    auto status = task.read_value<struct stat>(address);
+    if (status) {
+        stat_rewriter_.rewrite(*status);
+        task.write_value(address, *status);
+    }
+}
+
+void Virtualizer::rewrite_directory_entries(Task& task, const SyscallStop& stop, int64_t result) {
+    struct stat directory {};
+    const std::string fd_path =
+        "/proc/" + std::to_string(task.host_tid()) + "/fd/" + std::to_string(static_cast<int>(stop.args[0]));
+    if (stat(fd_path.c_str(), &directory) != 0) {
+        return;
+    }
+    auto entries = task.read_bytes(stop.args[1], static_cast<size_t>(result));
+    if (entries && virt::virtualize_directory_entries(*entries, directory.st_dev, inodes_)) {
+        task.write(stop.args[1], entries->data(), entries->size());
+    }
+}
+
+} // namespace hermit::tracer

@@ -1,0 +1,98 @@
+#pragma once
+// Virtualizer: the interceptor that makes `hermit run` deterministic. It answers every guest question whose
+// answer depends on the host or on when the guest runs: clocks (syscalls, the vDSO and rdtsc), randomness
+// (getrandom, /dev/urandom, AT_RANDOM), CPUID, uname, sysinfo, CPU counts and affinity, resource usage,
+// and file metadata (stat times, inode and device numbers, directory order). docs/USER_GUIDE.md ("What is
+// virtualized") lists exactly what is virtualized and what is not.
+//
+// Use: construct it (it probes the host and applies --strict), add it to the Session as an interceptor,
+// call on_exec() at every PTRACE_EVENT_EXEC stop, and timestamp events with clock().elapsed_ns().
+
+#include "EventSink.h"
+#include "SyscallInterceptor.h"
+#include "virt/CpuidTable.h"
+#include "virt/GuestRandom.h"
+#include "virt/InodeTable.h"
+#include "virt/InstructionEmulator.h"
+#include "virt/StatRewriter.h"
+#include "virt/VirtualClock.h"
+#include "virt/VirtualFiles.h"
+
+#include "formats/Recording.h"
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace hermit::tracer {
+
+struct VirtualizationOptions {
+    uint64_t seed = 0;
+    int64_t epoch_ns = virt::VirtualClock::kDefaultEpochNs;
+    // Missing CPUID faulting or rdtsc trapping is an error instead of a warning.
+    bool strict = false;
+    // Receives the RdtscEvent and CpuidEvent of emulated instructions; not owned, may be null.
+    EventSink* sink = nullptr;
+};
+
+class Virtualizer : public SyscallInterceptor {
+public:
+    // Probes the host (HostProbe) and throws hermit::Error(E020/E021) under strict when a feature is missing.
+    explicit Virtualizer(const VirtualizationOptions& options);
+
+    std::set<int> trapped_syscalls() const override;
+    SyscallDecision on_entry(Task& task, const SyscallStop& stop) override;
+    void on_exit(Task& task, const SyscallStop& stop, int64_t& result) override;
+    bool handles_faults() const override { return true; }
+    bool on_fault(Task& task, int signal) override;
+
+    // At the stop after a successful execve: patches the new vDSO and rewrites the AT_RANDOM bytes.
+    void on_exec(Task& task);
+
+    const virt::VirtualClock& clock() const { return clock_; }
+    const HostFacts& host_facts() const { return host_; }
+
+private:
+    using Emulation = SyscallDecision (Virtualizer::*)(Task&, const SyscallStop&);
+    // One row per syscall emulated at entry.
+    static const std::map<int, Emulation>& emulations();
+
+    SyscallDecision emulate_clock_gettime(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_clock_getres(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_gettimeofday(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_time(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_nanosleep(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_clock_nanosleep(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_getrandom(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_uname(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_sysinfo(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_sched_getaffinity(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_getcpu(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_times(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_getrusage(Task& task, const SyscallStop& stop);
+    SyscallDecision redirect_open(Task& task, const SyscallStop& stop);
+
+    void rewrite_stat_result(Task& task, const SyscallStop& stop);
+    void rewrite_directory_entries(Task& task, const SyscallStop& stop, int64_t result);
+    void finish_redirected_open(Task& task);
+
+    // A redirected open waiting for its exit stop.
+    struct PendingOpen {
+        int path_register_index; // which argument held the path
+        uint64_t original_path;
+        std::optional<std::string> remove_path;
+    };
+
+    HostFacts host_;
+    EventSink* sink_;
+    virt::VirtualClock clock_;
+    virt::GuestRandom guest_random_;
+    virt::CpuidTable cpuid_;
+    virt::InstructionEmulator instructions_;
+    virt::InodeTable inodes_;
+    virt::StatRewriter stat_rewriter_;
+    virt::VirtualFiles files_;
+    std::map<pid_t, PendingOpen> pending_opens_;
+};
+
+} // namespace hermit::tracer

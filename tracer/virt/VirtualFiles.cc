@@ -1,0 +1,149 @@
+#include "VirtualFiles.h"
+
+#include "CpuidTable.h"
+
+#include "formats/Error.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <system_error>
+
+namespace hermit::tracer::virt {
+namespace {
+
+const std::set<std::string>& replaced_paths() {
+    static const std::set<std::string> paths = {
+        "/dev/urandom",
+        "/dev/random",
+        "/proc/sys/kernel/random/uuid",
+        "/proc/sys/kernel/random/boot_id",
+        "/proc/uptime",
+        "/proc/cpuinfo",
+        "/sys/devices/system/cpu/online",
+        "/sys/devices/system/cpu/possible",
+        "/sys/devices/system/cpu/present",
+    };
+    return paths;
+}
+
+std::string cpuinfo_text() {
+    std::string text;
+    for (uint32_t cpu = 0; cpu < CpuidTable::kLogicalCpus; ++cpu) {
+        text += fmt::format("processor\t: {}\n"
+                            "vendor_id\t: GenuineIntel\n"
+                            "cpu family\t: 6\n"
+                            "model\t\t: 158\n"
+                            "model name\t: hermit virtual CPU\n"
+                            "stepping\t: 10\n"
+                            "cpu MHz\t\t: 3000.000\n"
+                            "cache size\t: 8192 KB\n"
+                            "physical id\t: 0\n"
+                            "siblings\t: {}\n"
+                            "core id\t\t: {}\n"
+                            "cpu cores\t: {}\n"
+                            "fpu\t\t: yes\n"
+                            "flags\t\t: fpu tsc cx8 cmov mmx fxsr sse sse2 syscall nx lm\n"
+                            "bogomips\t: 6000.00\n"
+                            "clflush size\t: 64\n"
+                            "cache_alignment\t: 64\n"
+                            "address sizes\t: 39 bits physical, 48 bits virtual\n\n",
+                            cpu, CpuidTable::kLogicalCpus, cpu, CpuidTable::kLogicalCpus);
+    }
+    return text;
+}
+
+} // namespace
+
+VirtualFiles::VirtualFiles(GuestRandom& random, const VirtualClock& clock) : random_(random), clock_(clock) {}
+
+VirtualFiles::~VirtualFiles() {
+    if (!directory_.empty()) {
+        std::error_code ignored;
+        std::filesystem::remove_all(directory_, ignored);
+    }
+}
+
+bool VirtualFiles::replaced(const std::string& guest_path) { return replaced_paths().count(guest_path) > 0; }
+
+std::filesystem::path VirtualFiles::new_file(const std::string& stem, const std::string& contents) {
+    if (directory_.empty()) {
+        const char* temporary = std::getenv("TMPDIR");
+        std::string pattern = std::string(temporary && *temporary ? temporary : "/tmp") + "/hermit-virt-XXXXXX";
+        if (!mkdtemp(pattern.data())) {
+            throw Error(ErrorCode::TracerInternal,
+                        fmt::format("cannot create a directory for virtual files: {}", std::strerror(errno)));
+        }
+        directory_ = pattern;
+        // The guest may run as another user inside its user namespace; it only needs to read.
+        std::filesystem::permissions(directory_, std::filesystem::perms::owner_all |
+                                                     std::filesystem::perms::group_exec |
+                                                     std::filesystem::perms::others_exec);
+    }
+    const std::filesystem::path path = directory_ / fmt::format("{}-{}", stem, files_made_++);
+    std::ofstream file(path, std::ios::binary);
+    file.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+    file.close();
+    if (!file) {
+        throw Error(ErrorCode::TracerInternal, fmt::format("cannot write virtual file {}", path.string()));
+    }
+    return path;
+}
+
+std::string VirtualFiles::random_uuid() {
+    uint8_t bytes[16];
+    random_.fill(bytes, sizeof bytes);
+    bytes[6] = static_cast<uint8_t>((bytes[6] & 0x0f) | 0x40); // version 4
+    bytes[8] = static_cast<uint8_t>((bytes[8] & 0x3f) | 0x80); // RFC 4122 variant
+    std::string text;
+    for (int index = 0; index < 16; ++index) {
+        if (index == 4 || index == 6 || index == 8 || index == 10) {
+            text += '-';
+        }
+        text += fmt::format("{:02x}", bytes[index]);
+    }
+    return text + "\n";
+}
+
+std::optional<VirtualFiles::Replacement> VirtualFiles::replacement(const std::string& guest_path) {
+    if (guest_path == "/dev/urandom" || guest_path == "/dev/random") {
+        std::string bytes(kRandomFileSize, '\0');
+        random_.fill(bytes.data(), bytes.size());
+        return Replacement{new_file("random", bytes).string(), true};
+    }
+    if (guest_path == "/proc/sys/kernel/random/uuid") {
+        return Replacement{new_file("uuid", random_uuid()).string(), true};
+    }
+    if (guest_path == "/proc/sys/kernel/random/boot_id") {
+        if (!boot_id_) {
+            boot_id_ = new_file("boot_id", random_uuid());
+        }
+        return Replacement{boot_id_->string(), false};
+    }
+    if (guest_path == "/proc/uptime") {
+        const int64_t uptime_cs = clock_.monotonic_ns() / 10000000;
+        const int64_t idle_cs = uptime_cs * CpuidTable::kLogicalCpus / 2;
+        const std::string text =
+            fmt::format("{}.{:02} {}.{:02}\n", uptime_cs / 100, uptime_cs % 100, idle_cs / 100, idle_cs % 100);
+        return Replacement{new_file("uptime", text).string(), true};
+    }
+    if (guest_path == "/proc/cpuinfo") {
+        if (!cpuinfo_) {
+            cpuinfo_ = new_file("cpuinfo", cpuinfo_text());
+        }
+        return Replacement{cpuinfo_->string(), false};
+    }
+    if (guest_path.starts_with("/sys/devices/system/cpu/") && replaced(guest_path)) {
+        if (!cpu_range_) {
+            cpu_range_ = new_file("cpu-range", fmt::format("0-{}\n", CpuidTable::kLogicalCpus - 1));
+        }
+        return Replacement{cpu_range_->string(), false};
+    }
+    return std::nullopt;
+}
+
+} // namespace hermit::tracer::virt
