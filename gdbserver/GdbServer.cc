@@ -103,16 +103,22 @@ std::string encode_protocol_stat(const struct ::stat& st) {
 GdbServer::GdbServer(Target& target, Connection& connection) : target_(target), connection_(connection) {}
 
 GdbServer::Outcome GdbServer::serve() {
-    while (!outcome_) {
-        std::optional<std::string> request = connection_.read_request();
-        if (!request) {
-            spdlog::info("gdbserver: gdb disconnected");
-            return Outcome::Disconnected;
+    try {
+        while (!outcome_) {
+            std::optional<std::string> request = connection_.read_request();
+            if (!request) {
+                spdlog::info("gdbserver: gdb disconnected");
+                return Outcome::Disconnected;
+            }
+            std::optional<std::string> reply = handle(*request);
+            if (reply) {
+                connection_.send_reply(*reply);
+            }
         }
-        std::optional<std::string> reply = handle(*request);
-        if (reply) {
-            connection_.send_reply(*reply);
-        }
+    } catch (const TransportError& error) {
+        // The connection broke (gdb vanished while we were replying); the session is over either way.
+        spdlog::info("gdbserver: connection to gdb lost: {}", error.reason());
+        return Outcome::Disconnected;
     }
     return *outcome_;
 }
@@ -127,6 +133,12 @@ std::optional<std::string> GdbServer::handle(std::string_view request) {
         return stop_reply(target_.stop_reason());
     case 'q':
     case 'Q':
+        if (request == "QStartNoAckMode") {
+            // The OK still travels with acks; gdb switches after acknowledging it, and so do we.
+            connection_.send_reply("OK");
+            connection_.disable_acks();
+            return std::nullopt;
+        }
         return handle_query(request);
     case 'v':
         if (request.starts_with("vCont?")) {
@@ -192,12 +204,6 @@ std::string GdbServer::handle_query(std::string_view request) {
     std::string_view name = split_first(request, ':', rest);
     if (name == "qSupported") {
         return handle_supported(rest);
-    }
-    if (name == "QStartNoAckMode") {
-        // The OK still travels with acks; gdb switches after acknowledging it, and so do we.
-        connection_.send_reply("OK");
-        connection_.disable_acks();
-        return "";
     }
     if (name == "qXfer") {
         return handle_xfer(rest);
@@ -572,7 +578,7 @@ std::string GdbServer::handle_xfer(std::string_view request) {
         return xfer_chunk(amd64::target_description_xml(), offset, length);
     }
     if (object == "auxv" && target_.auxv()) {
-        std::vector<uint8_t> auxv = target_.auxv()->auxv();
+        std::vector<uint8_t> auxv = target_.auxv()->read_auxv();
         return xfer_chunk(std::string_view(reinterpret_cast<const char*>(auxv.data()), auxv.size()), offset, length);
     }
     if (object == "exec-file" && target_.exec_file()) {
@@ -580,7 +586,7 @@ std::string GdbServer::handle_xfer(std::string_view request) {
         if (!pid) {
             return std::string(kErrorInvalidArgument);
         }
-        return xfer_chunk(target_.exec_file()->exec_file(static_cast<int64_t>(*pid)), offset, length);
+        return xfer_chunk(target_.exec_file()->exec_file_path(static_cast<int64_t>(*pid)), offset, length);
     }
     if (object == "libraries-svr4" && target_.libraries()) {
         return xfer_chunk(target_.libraries()->libraries_svr4_xml(), offset, length);

@@ -25,7 +25,7 @@ public:
     Outcome serve();
 
 private:
-    // The reply to one request; nullopt when the request gets no reply (k).
+    // The reply to one request; nullopt when it was already sent or there is none (k).
     std::optional<std::string> handle(std::string_view request);
 
     std::string handle_query(std::string_view request);

@@ -5,6 +5,8 @@
 // qSupported only the capabilities that exist and gives the empty reply ("unsupported") to the packets of
 // the missing ones, so a target cannot half-support a feature by forgetting a check.
 //
+// Capability methods are named apart from the accessors so one class can implement several of them.
+//
 // Threading: GdbServer calls a Target from one thread only. resume() blocks until the target stops; to
 // let gdb interrupt it, resume() receives an InterruptCheck to poll (it never blocks and reads gdb's
 // socket); the target must poll it at every point where it could stop (each event it processes) and, when
@@ -102,14 +104,14 @@ public:
 class Auxv {
 public:
     virtual ~Auxv() = default;
-    virtual std::vector<uint8_t> auxv() = 0;
+    virtual std::vector<uint8_t> read_auxv() = 0;
 };
 
 // qXfer:exec-file:read: the absolute path of the executable of process `pid` (kAny: the current one).
 class ExecFile {
 public:
     virtual ~ExecFile() = default;
-    virtual std::string exec_file(int64_t pid) = 0;
+    virtual std::string exec_file_path(int64_t pid) = 0;
 };
 
 // qXfer:libraries-svr4:read: the <library-list-svr4> XML document describing the loaded libraries.

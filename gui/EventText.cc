@@ -62,7 +62,8 @@ QString data_preview(const std::vector<uint8_t>& data) {
         if (byte == '\n') {
             text += QStringLiteral("\\n");
         } else if (byte == '"' || byte == '\\') {
-            text += QLatin1Char('\\') + QLatin1Char(static_cast<char>(byte));
+            text += QLatin1Char('\\');
+            text += QLatin1Char(static_cast<char>(byte));
         } else if (byte >= 0x20 && byte < 0x7f) {
             text += QLatin1Char(static_cast<char>(byte));
         } else {

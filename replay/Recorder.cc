@@ -28,13 +28,6 @@ bool in_system_directory(const std::string& path) {
                        [&](std::string_view directory) { return path.starts_with(directory); });
 }
 
-uint64_t open_flags(const SyscallEvent& syscall) {
-    if (syscall.number == SYS_open) {
-        return syscall.args.size() > 1 ? syscall.args[1] : 0;
-    }
-    return syscall.args.size() > 2 ? syscall.args[2] : 0;
-}
-
 std::vector<uint8_t> gather_written_bytes(tracer::GuestMemory& memory, const tracer::SyscallStop& stop,
                                           uint64_t length) {
     std::vector<uint8_t> bytes;
@@ -69,7 +62,8 @@ std::set<int> Recorder::trapped_syscalls() const { return recorded_syscalls(); }
 tracer::SyscallDecision Recorder::on_entry(tracer::Task& task, const tracer::SyscallStop& stop) {
     host_pids_[task.pid()] = task.host_pid();
     PendingSyscall& pending = pending_[task.tid()];
-    pending = PendingSyscall{task.host_tid(), task.host_pid(), stop, false};
+    pending = PendingSyscall{};
+    pending.number = stop.number;
     const int fd = static_cast<int>(stop.args[0]);
     if (waits_for_input(stop.number) && descriptors_.read_would_wait(task.host_pid(), fd)) {
         return retry_later(task, pending);
@@ -78,7 +72,28 @@ tracer::SyscallDecision Recorder::on_entry(tracer::Task& task, const tracer::Sys
         descriptors_.write_would_wait(task.host_pid(), fd, stop.number == SYS_write ? stop.args[2] : 1)) {
         return retry_later(task, pending);
     }
-    return tracer::SyscallDecision::pass();
+    return replay_treatment(stop.number) == ReplayTreatment::NotRecorded ? tracer::SyscallDecision::pass()
+                                                                         : tracer::SyscallDecision::stop_at_exit();
+}
+
+void Recorder::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& result) {
+    auto pending = pending_.find(task.tid());
+    if (pending == pending_.end() || pending->second.retried) {
+        return;
+    }
+    switch (replay_treatment(stop.number)) {
+    case ReplayTreatment::EmulateFromLog:
+        pending->second.memory_writes = capture_outputs(task, stop, result);
+        break;
+    case ReplayTreatment::OpenFile:
+        copy_opened_file(task, stop, result);
+        break;
+    case ReplayTreatment::Write:
+        pending->second.stdio = capture_stdio(task, stop, result);
+        break;
+    case ReplayTreatment::NotRecorded:
+        break;
+    }
 }
 
 tracer::SyscallDecision Recorder::retry_later(tracer::Task& task, PendingSyscall& pending) {
@@ -95,7 +110,7 @@ tracer::SyscallDecision Recorder::retry_later(tracer::Task& task, PendingSyscall
     user_regs_struct registers = task.registers();
     registers.rip -= 2;
     task.set_registers(registers);
-    tracer::SyscallDecision decision = tracer::SyscallDecision::emulate(pending.stop.number);
+    tracer::SyscallDecision decision = tracer::SyscallDecision::emulate(pending.number);
     decision.yield = true;
     return decision;
 }
@@ -105,8 +120,14 @@ void Recorder::on_event(const Event& event) {
     std::optional<StdioEvent> stdio;
     if (auto* syscall = std::get_if<SyscallEvent>(&recorded.payload)) {
         auto pending = pending_.find(event.tid);
-        if (pending != pending_.end() && pending->second.stop.number == syscall->number) {
-            complete(*syscall, pending->second, stdio);
+        if (pending != pending_.end() && pending->second.number == syscall->number) {
+            if (pending->second.retried) {
+                syscall->result = kRetriedSyscallResult;
+            } else if (!syscall->emulated) {
+                // What the Virtualizer produced is recomputed on replay; only the outside world's is kept.
+                syscall->memory_writes = std::move(pending->second.memory_writes);
+            }
+            stdio = std::move(pending->second.stdio);
             pending_.erase(pending);
         }
         if (syscall->result != kRetriedSyscallResult) {
@@ -126,67 +147,43 @@ void Recorder::on_event(const Event& event) {
             }
         }
     }
-    if (std::holds_alternative<ThreadStartEvent>(recorded.payload) || thread_count_ == 0) {
-        thread_count_++;
-    }
     last_event_time_ = std::max(last_event_time_, event.time);
     writer_.append(recorded);
     if (stdio) {
-        writer_.append(Event{event.time, event.tid, event.pid, *stdio});
+        writer_.append(Event{event.time, event.tid, event.pid, std::move(*stdio)});
     }
 }
 
-void Recorder::complete(SyscallEvent& syscall, const PendingSyscall& pending, std::optional<StdioEvent>& stdio) {
-    if (pending.retried) {
-        syscall.result = kRetriedSyscallResult;
-        syscall.emulated = true;
-        return;
+std::vector<MemoryWrite> Recorder::capture_outputs(tracer::Task& task, const tracer::SyscallStop& stop,
+                                                   int64_t result) {
+    std::vector<MemoryWrite> writes;
+    const tracer::SyscallRow* row = tracer::find_syscall(stop.number);
+    if (row == nullptr || result < 0) {
+        return writes;
     }
-    switch (replay_treatment(syscall.number)) {
-    case ReplayTreatment::EmulateFromLog:
-        // Results the Virtualizer produced are recomputed on replay; only the outside world's are kept.
-        if (!syscall.emulated) {
-            capture_outputs(syscall, pending);
-        }
-        break;
-    case ReplayTreatment::OpenFile:
-        copy_opened_file(syscall, pending);
-        break;
-    case ReplayTreatment::Write:
-        stdio = capture_stdio(syscall, pending);
-        break;
-    case ReplayTreatment::NotRecorded:
-        break;
-    }
-}
-
-void Recorder::capture_outputs(SyscallEvent& syscall, const PendingSyscall& pending) {
-    const tracer::SyscallRow* row = tracer::find_syscall(syscall.number);
-    if (row == nullptr || syscall.result < 0) {
-        return;
-    }
-    tracer::Task memory(pending.host_tid, pending.host_pid, 0, 0);
-    for (const tracer::OutputRange& range : tracer::syscall_outputs(*row, pending.stop.args, syscall.result, memory)) {
-        auto bytes = memory.read_bytes(range.address, range.length);
+    for (const tracer::OutputRange& range : tracer::syscall_outputs(*row, stop.args, result, task)) {
+        auto bytes = task.read_bytes(range.address, range.length);
         if (!bytes) {
             spdlog::warn("recorder: cannot read {} bytes written by {} at {:#x}", range.length, row->name,
                          range.address);
             continue;
         }
-        syscall.memory_writes.push_back(MemoryWrite{range.address, std::move(*bytes)});
+        writes.push_back(MemoryWrite{range.address, std::move(*bytes)});
     }
+    return writes;
 }
 
-void Recorder::copy_opened_file(const SyscallEvent& syscall, const PendingSyscall& pending) {
-    if (syscall.result < 0 || syscall.number == SYS_openat2 || (open_flags(syscall) & O_ACCMODE) != O_RDONLY) {
+void Recorder::copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result) {
+    const uint64_t flags = stop.number == SYS_open ? stop.args[1] : stop.args[2];
+    if (result < 0 || stop.number == SYS_openat2 || (flags & O_ACCMODE) != O_RDONLY) {
         return;
     }
-    const int fd = static_cast<int>(syscall.result);
-    auto path = GuestDescriptors::path(pending.host_pid, fd);
+    const int fd = static_cast<int>(result);
+    auto path = GuestDescriptors::path(task.host_pid(), fd);
     if (!path || !path->starts_with("/") || in_system_directory(*path) || copied_files_.contains(*path)) {
         return;
     }
-    const std::string host_path = "/proc/" + std::to_string(pending.host_pid) + "/fd/" + std::to_string(fd);
+    const std::string host_path = "/proc/" + std::to_string(task.host_pid()) + "/fd/" + std::to_string(fd);
     struct stat info {};
     if (stat(host_path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
         return;
@@ -195,24 +192,24 @@ void Recorder::copy_opened_file(const SyscallEvent& syscall, const PendingSyscal
     writer_.add_file(*path, host_path);
 }
 
-std::optional<StdioEvent> Recorder::capture_stdio(const SyscallEvent& syscall, const PendingSyscall& pending) {
-    if (syscall.result <= 0 || (syscall.number != SYS_write && syscall.number != SYS_writev)) {
+std::optional<StdioEvent> Recorder::capture_stdio(tracer::Task& task, const tracer::SyscallStop& stop,
+                                                  int64_t result) {
+    if (result <= 0 || (stop.number != SYS_write && stop.number != SYS_writev)) {
         return std::nullopt;
     }
-    auto target = GuestDescriptors::identity(pending.host_pid, static_cast<int>(pending.stop.args[0]));
+    auto target = GuestDescriptors::identity(task.host_pid(), static_cast<int>(stop.args[0]));
     if (!target) {
         return std::nullopt;
     }
     int32_t fd = 0;
-    if (target == own_stdout_ && (pending.stop.args[0] != 2 || target != own_stderr_)) {
+    if (target == own_stdout_ && (stop.args[0] != 2 || target != own_stderr_)) {
         fd = 1;
     } else if (target == own_stderr_) {
         fd = 2;
     } else {
         return std::nullopt;
     }
-    tracer::Task memory(pending.host_tid, pending.host_pid, 0, 0);
-    return StdioEvent{fd, gather_written_bytes(memory, pending.stop, static_cast<uint64_t>(syscall.result))};
+    return StdioEvent{fd, gather_written_bytes(task, stop, static_cast<uint64_t>(result))};
 }
 
 } // namespace hermit::replay

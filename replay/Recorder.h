@@ -33,33 +33,35 @@ constexpr int64_t kRetriedSyscallResult = -513;
 
 // Recorder: an interceptor and event sink that appends every event of the run to a RecordingWriter,
 // completing syscall events with the memory they wrote and adding StdioEvents for hermit's stdout/stderr.
-// It must be the first interceptor of the Session: it answers Pass for everything except reads and writes
-// that would wait, which it turns into a retry at a scheduling point (see docs/ARCHITECTURE.md, "Record
-// and replay"), so that every wait of the guest is anchored to an event of the recording.
+// It must be the first interceptor of the Session (before the Virtualizer): it asks for the exit of the
+// syscalls whose outputs it keeps, so its on_exit runs last and sees the virtualized outputs, and it
+// turns reads and writes that would wait into a retry at a scheduling point (see docs/ARCHITECTURE.md,
+// "Record and replay"), so that every wait of the guest is anchored to an event of the recording.
 class Recorder : public tracer::SyscallInterceptor, public tracer::EventSink {
 public:
     explicit Recorder(RecordingWriter& writer);
 
     std::set<int> trapped_syscalls() const override;
     tracer::SyscallDecision on_entry(tracer::Task& task, const tracer::SyscallStop& stop) override;
+    void on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& result) override;
     void on_event(const Event& event) override;
 
-    uint32_t thread_count() const { return thread_count_; }
+    // Time of the latest event: the guest's logical duration when the run is over.
     uint64_t last_event_time() const { return last_event_time_; }
 
 private:
+    // A syscall between its entry and its event: what on_exit captured for the event.
     struct PendingSyscall {
-        pid_t host_tid = 0;
-        pid_t host_pid = 0;
-        tracer::SyscallStop stop;
+        int number = 0;
         bool retried = false;
+        std::vector<MemoryWrite> memory_writes;
+        std::optional<StdioEvent> stdio;
     };
 
     tracer::SyscallDecision retry_later(tracer::Task& task, PendingSyscall& pending);
-    void complete(SyscallEvent& syscall, const PendingSyscall& pending, std::optional<StdioEvent>& stdio);
-    void capture_outputs(SyscallEvent& syscall, const PendingSyscall& pending);
-    void copy_opened_file(const SyscallEvent& syscall, const PendingSyscall& pending);
-    std::optional<StdioEvent> capture_stdio(const SyscallEvent& syscall, const PendingSyscall& pending);
+    std::vector<MemoryWrite> capture_outputs(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
+    void copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
+    std::optional<StdioEvent> capture_stdio(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
 
     RecordingWriter& writer_;
     GuestDescriptors descriptors_;
@@ -70,7 +72,6 @@ private:
     std::map<int32_t, pid_t> host_pids_;              // guest pid -> host pid
     std::set<std::string> copied_files_;
     uint64_t progress_ = 0; // events other than schedules and retries: "someone got further"
-    uint32_t thread_count_ = 0;
     uint64_t last_event_time_ = 0;
 };
 

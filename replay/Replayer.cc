@@ -81,7 +81,8 @@ std::string describe_replayed(const Event& event) {
 
 } // namespace
 
-Replayer::Replayer(const RecordingReader& reader, ReplayLog& log) : reader_(reader), log_(log) {
+Replayer::Replayer(const RecordingReader& reader, ReplayLog& log, std::vector<tracer::SyscallInterceptor*> followers)
+    : reader_(reader), log_(log), followers_(std::move(followers)) {
     for (int fd = 0; fd <= 2; fd++) {
         own_descriptors_.push_back(GuestDescriptors::own_identity(fd));
     }
@@ -153,7 +154,14 @@ tracer::SyscallDecision Replayer::emulate_input(tracer::Task& task, const tracer
                          "that memory is not mapped");
         }
     }
-    return tracer::SyscallDecision::emulate(recorded.result);
+    return emulate(task, stop, recorded.result);
+}
+
+tracer::SyscallDecision Replayer::emulate(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result) {
+    for (tracer::SyscallInterceptor* follower : followers_) {
+        follower->on_entry(task, stop);
+    }
+    return tracer::SyscallDecision::emulate(result);
 }
 
 tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -232,7 +240,7 @@ tracer::SyscallDecision Replayer::write(tracer::Task& task, const tracer::Syscal
     const int fd = static_cast<int>(stop.args[0]);
     if (!is_inherited(task.host_pid(), fd)) {
         if (GuestDescriptors::is_stream(task.host_pid(), fd)) {
-            return tracer::SyscallDecision::emulate(recorded.result);
+            return emulate(task, stop, recorded.result);
         }
         return tracer::SyscallDecision::pass();
     }

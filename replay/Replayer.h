@@ -36,8 +36,11 @@ public:
     // The guest is stopped at a syscall entry at replay position `event_index`.
     using StopHandler = std::function<void(uint64_t event_index, tracer::Task& task)>;
 
-    // `reader` (for the recorded files) and `log` must outlive the replayer.
-    Replayer(const RecordingReader& reader, ReplayLog& log);
+    // `reader` (for the recorded files) and `log` must outlive the replayer. `followers` are the
+    // interceptors added after the replayer (the Virtualizer): when the replayer emulates a syscall they
+    // are not asked, so it shows them the syscall anyway and ignores their answers, because during
+    // recording they saw it (the Virtualizer's clock ticks at every syscall it sees).
+    Replayer(const RecordingReader& reader, ReplayLog& log, std::vector<tracer::SyscallInterceptor*> followers);
 
     std::set<int> trapped_syscalls() const override;
     tracer::SyscallDecision on_entry(tracer::Task& task, const tracer::SyscallStop& stop) override;
@@ -69,11 +72,13 @@ private:
     // The recorded copy to open instead of `guest_path`, when the original is missing or changed.
     std::optional<std::filesystem::path> replacement_for(const std::string& absolute_path);
     bool is_inherited(pid_t host_pid, int fd) const;
+    tracer::SyscallDecision emulate(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
     void compare(uint64_t index, const Event& recorded, const Event& replayed, const PendingSyscall* pending) const;
     void check_stdio(const Event& replayed, const PendingSyscall& pending);
 
     const RecordingReader& reader_;
     ReplayLog& log_;
+    std::vector<tracer::SyscallInterceptor*> followers_;
     std::vector<std::optional<ObjectIdentity>> own_descriptors_; // hermit's 0, 1, 2
     std::map<std::string, std::optional<std::filesystem::path>> replacements_; // absolute path -> copy
     std::map<int32_t, PendingSyscall> pending_;                                 // by guest tid

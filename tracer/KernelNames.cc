@@ -148,6 +148,7 @@ constexpr ErrnoRow kErrnos[] = {
     {130, "EOWNERDEAD", "Owner died"},
     {131, "ENOTRECOVERABLE", "State not recoverable"},
     {132, "ERFKILL", "Operation not possible due to RF-kill"},
+    {133, "EHWPOISON", "Memory page has hardware error"},
     {512, "ERESTARTSYS", "To be restarted if SA_RESTART is set"},
     {513, "ERESTARTNOINTR", "To be restarted"},
     {514, "ERESTARTNOHAND", "To be restarted if no handler"},

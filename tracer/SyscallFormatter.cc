@@ -265,6 +265,30 @@ std::string format_wait_status(int32_t status) {
                        (status & 0x80) ? " && WCOREDUMP(s)" : "");
 }
 
+// O_* flags other than the access mode, in the order strace prints them. O_SYNC and O_TMPFILE include
+// the bits of O_DSYNC and O_DIRECTORY, so they come first.
+std::string join_open_status_flags(uint64_t flags, std::string prefix) {
+    return join_flags(flags,
+                      {{0100, "O_CREAT"},
+                       {0200, "O_EXCL"},
+                       {0400, "O_NOCTTY"},
+                       {01000, "O_TRUNC"},
+                       {02000, "O_APPEND"},
+                       {04000, "O_NONBLOCK"},
+                       {04010000, "O_SYNC"},
+                       {010000, "O_DSYNC"},
+                       {020000, "O_ASYNC"},
+                       {040000, "O_DIRECT"},
+                       {0100000, "O_LARGEFILE"},
+                       {0400000, "O_NOFOLLOW"},
+                       {01000000, "O_NOATIME"},
+                       {02000000, "O_CLOEXEC"},
+                       {010000000, "O_PATH"},
+                       {020200000, "O_TMPFILE"},
+                       {0200000, "O_DIRECTORY"}},
+                      std::move(prefix));
+}
+
 bool failed(int64_t result) { return result < 0 && result >= -4095; }
 
 // Renders one argument of the kinds that need guest memory or a table lookup.
@@ -587,27 +611,10 @@ std::string format_mode(uint64_t mode) { return mode == 0 ? "000" : fmt::format(
 
 std::string format_open_flags(uint64_t flags) {
     static constexpr std::string_view kAccessModes[] = {"O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE"};
-    std::string access(kAccessModes[flags & 3]);
-    return join_flags(flags & ~3ULL,
-                      {{0100, "O_CREAT"},
-                       {0200, "O_EXCL"},
-                       {0400, "O_NOCTTY"},
-                       {01000, "O_TRUNC"},
-                       {02000, "O_APPEND"},
-                       {04000, "O_NONBLOCK"},
-                       {04010000, "O_SYNC"},
-                       {010000, "O_DSYNC"},
-                       {020000, "O_ASYNC"},
-                       {040000, "O_DIRECT"},
-                       {0100000, "O_LARGEFILE"},
-                       {0400000, "O_NOFOLLOW"},
-                       {01000000, "O_NOATIME"},
-                       {02000000, "O_CLOEXEC"},
-                       {010000000, "O_PATH"},
-                       {020200000, "O_TMPFILE"},
-                       {0200000, "O_DIRECTORY"}},
-                      access);
+    return join_open_status_flags(flags & ~3ULL, std::string(kAccessModes[flags & 3]));
 }
+
+std::string format_status_flags(uint64_t flags) { return join_open_status_flags(flags, {}); }
 
 std::string format_mmap_prot(uint64_t prot) {
     if (prot == 0) {
@@ -789,6 +796,8 @@ std::string SyscallFormatter::render_input(GuestMemory& memory, const PendingSys
         return pointer(value);
     case ArgKind::OpenFlags:
         return format_open_flags(value);
+    case ArgKind::StatusFlags:
+        return value == 0 ? "0" : format_status_flags(value);
     case ArgKind::AtFlags:
         return format_at_flags(value);
     case ArgKind::MmapProt:

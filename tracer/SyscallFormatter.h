@@ -63,6 +63,7 @@ std::string quote_bytes(const uint8_t* data, size_t length, bool truncated);
 
 // Flag and constant renderers, also used by tests and other printers.
 std::string format_open_flags(uint64_t flags);
+std::string format_status_flags(uint64_t flags); // O_* flags without an access mode
 std::string format_mmap_prot(uint64_t prot);
 std::string format_mmap_flags(uint64_t flags);
 std::string format_clone_flags(uint64_t flags);

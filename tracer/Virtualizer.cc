@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <unistd.h>
 #include <vector>
@@ -56,7 +57,7 @@ bool is_open_syscall(int number) {
     return number == SYS_open || number == SYS_openat || number == SYS_openat2;
 }
 
-uint64_t& argument_register(user_regs_struct& registers, int index) {
+unsigned long long& argument_register(user_regs_struct& registers, int index) {
     switch (index) {
     case 0:
         return registers.rdi;
@@ -385,7 +386,7 @@ SyscallDecision Virtualizer::redirect_open(Task& task, const SyscallStop& stop) 
         spdlog::warn("cannot redirect the guest's open of {}", *path);
         return SyscallDecision::pass();
     }
-    uint64_t& path_register = argument_register(registers, path_index);
+    unsigned long long& path_register = argument_register(registers, path_index);
     pending_opens_[task.host_tid()] =
         PendingOpen{path_index, path_register,
                     replacement->remove_after_open ? std::optional(replacement->host_path) : std::nullopt};

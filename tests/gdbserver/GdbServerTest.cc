@@ -2,8 +2,10 @@
 // hand-written packets.
 #include "ServerHarness.h"
 #include "gdbserver/Amd64Registers.h"
+#include "gdbserver/Amd64TargetDescription.h"
 #include "gdbserver/Hex.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -167,6 +169,18 @@ TEST(GdbServer, InterruptStopsARunningTarget) {
     gdb.send_raw("\x03");
     EXPECT_EQ(gdb.read_reply(), "T02thread:1;");
     EXPECT_EQ(gdb.request("g").size(), amd64::register_file_size() * 2);
+}
+
+TEST(GdbServer, DisconnectWhileRunningStopsTheTargetAndEndsTheSession) {
+    InMemoryTarget target({});
+    ServerHarness server(target);
+    {
+        RawClient gdb(server.port());
+        gdb.send_raw(encode_packet("vCont;c"));
+        EXPECT_EQ(gdb.read_ack(), PacketEvent::Kind::Ack);
+    }
+    EXPECT_EQ(server.join(), GdbServer::Outcome::Disconnected);
+    EXPECT_EQ(target.resumes().size(), 1u);
 }
 
 TEST(GdbServer, ReverseExecutionReachesTheStartOfHistory) {

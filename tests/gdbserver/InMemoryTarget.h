@@ -10,6 +10,7 @@
 #include "gdbserver/Target.h"
 
 #include <array>
+#include <csignal>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -175,13 +176,13 @@ public:
     }
 
     // Auxv, ExecFile, MonitorCommands, Processes
-    std::vector<uint8_t> auxv() override {
+    std::vector<uint8_t> read_auxv() override {
         std::vector<uint8_t> bytes(32);
         uint64_t entries[4] = {6 /* AT_PAGESZ */, 4096, 0 /* AT_NULL */, 0};
         std::memcpy(bytes.data(), entries, sizeof entries);
         return bytes;
     }
-    std::string exec_file(int64_t) override { return exec_path_; }
+    std::string exec_file_path(int64_t) override { return exec_path_; }
     void set_exec_path(std::string path) { exec_path_ = std::move(path); }
     std::string run_monitor_command(std::string_view command) override {
         return "you said: " + std::string(command) + "\n";

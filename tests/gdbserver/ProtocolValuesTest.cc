@@ -6,6 +6,7 @@
 #include "gdbserver/Hex.h"
 #include "gdbserver/ThreadId.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fcntl.h>

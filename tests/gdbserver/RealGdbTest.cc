@@ -1,6 +1,7 @@
 // The server against the real gdb, in batch mode, debugging InMemoryTarget.
 #include "ServerHarness.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -98,7 +99,7 @@ TEST_F(RealGdb, ReadsRegistersMemoryAndThreads) {
     EXPECT_NE(output.find("main"), std::string::npos);
     EXPECT_NE(output.find("[Switching to thread 2"), std::string::npos);
     EXPECT_NE(output.find("rip            0x1020"), std::string::npos);
-    EXPECT_NE(output.find("= 0x1122334455667789"), std::string::npos);
+    EXPECT_NE(output.find("= 0x112233445566778a"), std::string::npos);
     EXPECT_NE(output.find("= 0x77"), std::string::npos);
     EXPECT_NE(output.find("does not support this command"), std::string::npos);
     EXPECT_EQ(server.join(), GdbServer::Outcome::Killed);
@@ -125,6 +126,21 @@ TEST_F(RealGdb, BreakpointsStepsReverseExecutionAndMonitor) {
     EXPECT_NE(output.find("rip            0x1000"), std::string::npos);
     EXPECT_NE(output.find("you said: hello"), std::string::npos);
     EXPECT_NE(output.find("Thread 1.2"), std::string::npos);
+}
+
+TEST_F(RealGdb, ReadsTheExecutableThroughHostIo) {
+    InMemoryTarget::Capabilities capabilities;
+    capabilities.exec_file = true;
+    capabilities.host_io = true;
+    InMemoryTarget target(capabilities);
+    std::string executable = std::filesystem::canonical("/proc/self/exe").string();
+    target.set_exec_path(executable);
+    ServerHarness server(target);
+    std::string output = run_gdb(*gdb_, server.port(), {"info files"});
+    SCOPED_TRACE(output);
+    EXPECT_NE(output.find("Reading " + executable + " from remote target"), std::string::npos);
+    EXPECT_NE(output.find("Symbols from \"target:" + executable), std::string::npos);
+    EXPECT_NE(output.find(".text"), std::string::npos);
 }
 
 } // namespace

@@ -1,58 +1,63 @@
 #pragma once
-// SyscallBufferMemory: a GuestMemory over byte buffers placed at chosen guest addresses, for testing the
-// decoders and formatters without a traced process. Reads outside every placed buffer fail, as reads
-// of unmapped guest memory do.
+// SyscallBufferMemory: a GuestMemory over zero-filled 4 KiB pages that exist only where a test placed
+// data, for testing the decoders and formatters without a traced process. Reads touching a page never
+// placed fail, as reads of unmapped guest memory do.
 
 #include "tracer/GuestMemory.h"
 
+#include <array>
 #include <cstring>
 #include <map>
 #include <string>
-#include <vector>
 
 namespace hermit::tracer::testing {
 
 class SyscallBufferMemory : public GuestMemory {
 public:
-    // Copies `length` bytes to guest address `address`.
+    static constexpr uint64_t kPageSize = 4096;
+
+    // Maps the pages under [address, address + length) and copies the bytes there.
     void place(uint64_t address, const void* data, size_t length) {
-        const auto* bytes = static_cast<const uint8_t*>(data);
-        regions_[address] = std::vector<uint8_t>(bytes, bytes + length);
+        for (uint64_t page = address / kPageSize * kPageSize; page < address + length; page += kPageSize) {
+            pages_.try_emplace(page);
+        }
+        write(address, data, length);
     }
     void place_string(uint64_t address, const std::string& text) { place(address, text.c_str(), text.size() + 1); }
     template <typename T> void place_value(uint64_t address, const T& value) { place(address, &value, sizeof value); }
 
     bool read(uint64_t address, void* buffer, size_t length) override {
-        auto* region = find(address, length);
-        if (!region) {
-            return false;
-        }
-        std::memcpy(buffer, region->second.data() + (address - region->first), length);
-        return true;
+        return copy(address, length, [&](uint8_t* page_bytes, size_t done, size_t count) {
+            std::memcpy(static_cast<uint8_t*>(buffer) + done, page_bytes, count);
+        });
     }
     bool write(uint64_t address, const void* buffer, size_t length) override {
-        auto* region = find(address, length);
-        if (!region) {
-            return false;
-        }
-        std::memcpy(region->second.data() + (address - region->first), buffer, length);
-        return true;
+        return copy(address, length, [&](uint8_t* page_bytes, size_t done, size_t count) {
+            std::memcpy(page_bytes, static_cast<const uint8_t*>(buffer) + done, count);
+        });
     }
 
 private:
-    std::pair<const uint64_t, std::vector<uint8_t>>* find(uint64_t address, size_t length) {
-        auto next = regions_.upper_bound(address);
-        if (next == regions_.begin()) {
-            return nullptr;
+    template <typename Copy> bool copy(uint64_t address, size_t length, Copy&& copy_chunk) {
+        for (uint64_t position = address; position < address + length;) {
+            if (!pages_.contains(position / kPageSize * kPageSize)) {
+                return false;
+            }
+            position = (position / kPageSize + 1) * kPageSize;
         }
-        auto& region = *std::prev(next);
-        if (address + length > region.first + region.second.size()) {
-            return nullptr;
+        size_t done = 0;
+        while (done < length) {
+            uint64_t position = address + done;
+            auto& page = pages_[position / kPageSize * kPageSize];
+            size_t offset = position % kPageSize;
+            size_t count = std::min<size_t>(kPageSize - offset, length - done);
+            copy_chunk(page.data() + offset, done, count);
+            done += count;
         }
-        return &region;
+        return true;
     }
 
-    std::map<uint64_t, std::vector<uint8_t>> regions_;
+    std::map<uint64_t, std::array<uint8_t, kPageSize>> pages_;
 };
 
 } // namespace hermit::tracer::testing

@@ -1,0 +1,18 @@
+#pragma once
+// The syscall-name lookup the commands pass to formats/ (which knows no syscall table of its own).
+
+#include "formats/EventDescription.h"
+#include "tracer/SyscallTable.h"
+
+#include <string>
+
+namespace hermit::cli {
+
+inline SyscallNameLookup tracer_syscall_names() {
+    return [](int number) {
+        const auto* row = tracer::find_syscall(number);
+        return row ? std::string(row->name) : std::string();
+    };
+}
+
+} // namespace hermit::cli

@@ -1,0 +1,168 @@
+#include "DiffView.h"
+
+#include "formats/ScheduleDiff.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace hermit::gui {
+
+namespace {
+
+// Events shown either side of the divergence by zoomToDivergence().
+constexpr uint64_t kContextEvents = 20;
+
+QString recording_title(const QString& side, const LoadedRecording& recording) {
+    const QString name = recording.meta.id.empty() ? QString::fromStdString(recording.directory.filename().string())
+                                                   : QString::fromStdString(recording.meta.id);
+    return QObject::tr("%1: %2 (%3 events, %4 threads)")
+        .arg(side, name)
+        .arg(recording.events.size())
+        .arg(recording.timeline.lanes().size());
+}
+
+QScrollArea* scrolled(QWidget* widget, QWidget* parent) {
+    auto* area = new QScrollArea(parent);
+    area->setWidget(widget);
+    area->setWidgetResizable(true);
+    area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    area->setFrameShape(QFrame::NoFrame);
+    return area;
+}
+
+} // namespace
+
+DiffView::DiffView(SyscallNameLookup syscall_name, QWidget* parent)
+    : QWidget(parent), syscall_name_(std::move(syscall_name)) {
+    viewport_ = new TimelineViewport(this);
+    summary_ = new QLabel(tr("Open two recordings to compare them."), this);
+    summary_->setWordWrap(true);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    top_title_ = new QLabel(this);
+    bottom_title_ = new QLabel(this);
+    top_ = new TimelineView(this);
+    bottom_ = new TimelineView(this);
+    top_->setViewport(viewport_);
+    bottom_->setViewport(viewport_);
+    details_ = new EventDetailsView(syscall_name_, this);
+
+    auto* fit = new QPushButton(tr("Zoom to fit"), this);
+    auto* to_divergence = new QPushButton(tr("Zoom to divergence"), this);
+    connect(fit, &QPushButton::clicked, this, &DiffView::zoomToFit);
+    connect(to_divergence, &QPushButton::clicked, this, &DiffView::zoomToDivergence);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(fit);
+    buttons->addWidget(to_divergence);
+    buttons->addStretch(1);
+
+    auto* top_box = new QWidget(this);
+    auto* top_layout = new QVBoxLayout(top_box);
+    top_layout->setContentsMargins(0, 0, 0, 0);
+    top_layout->addWidget(top_title_);
+    top_layout->addWidget(scrolled(top_, top_box), 1);
+    auto* bottom_box = new QWidget(this);
+    auto* bottom_layout = new QVBoxLayout(bottom_box);
+    bottom_layout->setContentsMargins(0, 0, 0, 0);
+    bottom_layout->addWidget(bottom_title_);
+    bottom_layout->addWidget(scrolled(bottom_, bottom_box), 1);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(top_box);
+    split->addWidget(bottom_box);
+    split->addWidget(details_);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 2);
+    split->setStretchFactor(2, 1);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(summary_);
+    layout->addLayout(buttons);
+    layout->addWidget(split, 1);
+
+    connect(top_, &TimelineView::eventClicked, this, [this](quint64 index) {
+        bottom_->setSelectedEvent(std::nullopt);
+        showEventOf(*a_, tr("A"), index);
+    });
+    connect(bottom_, &TimelineView::eventClicked, this, [this](quint64 index) {
+        top_->setSelectedEvent(std::nullopt);
+        showEventOf(*b_, tr("B"), index);
+    });
+}
+
+void DiffView::setRecordings(std::shared_ptr<const LoadedRecording> a, std::shared_ptr<const LoadedRecording> b) {
+    a_ = std::move(a);
+    b_ = std::move(b);
+    top_->setModel(std::shared_ptr<const TimelineModel>(a_, &a_->timeline));
+    bottom_->setModel(std::shared_ptr<const TimelineModel>(b_, &b_->timeline));
+    viewport_->setFullRange(
+        static_cast<double>(std::min(a_->timeline.begin_time(), b_->timeline.begin_time())),
+        static_cast<double>(std::max(a_->timeline.end_time(), b_->timeline.end_time())));
+    top_title_->setText(recording_title(tr("A"), *a_));
+    bottom_title_->setText(recording_title(tr("B"), *b_));
+    details_->clearEvent();
+
+    const ScheduleDiffResult result = diff_events(a_->events, b_->events);
+    divergence_.reset();
+    if (result.identical()) {
+        summary_->setStyleSheet(QStringLiteral("color: #1a7f37;"));
+        summary_->setText(tr("The recordings are equivalent: %1 events, no scheduling decision differs.")
+                              .arg(result.events_a));
+        return;
+    }
+    const EventDivergence& divergence = *result.divergence;
+    divergence_ = divergence.index;
+    const hermit::SyscallNameLookup names = [this](int number) {
+        return syscall_name_ ? syscall_name_(number).toStdString() : std::string();
+    };
+    summary_->setStyleSheet(QStringLiteral("color: #b00000;"));
+    summary_->setText(tr("First divergence at event %1: %2")
+                          .arg(divergence.index)
+                          .arg(QString::fromStdString(describe_divergence(divergence, names))));
+    for (auto [view, recording] : {std::pair(top_, a_.get()), std::pair(bottom_, b_.get())}) {
+        if (divergence.index < recording->events.size()) {
+            const auto time = static_cast<double>(recording->events[divergence.index].time);
+            view->setDivergence(time, {divergence.index});
+        } else {
+            view->setDivergence(std::nullopt, {});
+        }
+    }
+}
+
+QString DiffView::summaryText() const { return summary_->text(); }
+
+void DiffView::zoomToFit() { viewport_->zoomToFit(); }
+
+void DiffView::zoomToDivergence() {
+    if (!divergence_) {
+        return;
+    }
+    double begin = viewport_->fullEnd();
+    double end = viewport_->fullBegin();
+    for (const LoadedRecording* recording : {a_.get(), b_.get()}) {
+        const uint64_t count = recording->events.size();
+        if (count == 0) {
+            continue;
+        }
+        const uint64_t first = *divergence_ > kContextEvents ? *divergence_ - kContextEvents : 0;
+        const uint64_t last = std::min(count - 1, *divergence_ + kContextEvents);
+        begin = std::min(begin, static_cast<double>(recording->events[std::min(first, count - 1)].time));
+        end = std::max(end, static_cast<double>(recording->events[last].time));
+    }
+    if (end > begin) {
+        const double margin = (end - begin) / 10;
+        viewport_->setVisibleRange(begin - margin, end + margin);
+    }
+}
+
+void DiffView::showEventOf(const LoadedRecording& recording, const QString& side, quint64 event_index) {
+    details_->displayEvent(recording.events[event_index], event_index);
+    details_->setPlainText(tr("recording %1\n").arg(side) + details_->toPlainText());
+}
+
+} // namespace hermit::gui

@@ -1,0 +1,13 @@
+#pragma once
+// The environment and working directory hermit gives a guest: its own, exactly. Recordings store both so
+// that a replay starts the guest with the same stack contents.
+
+#include <string>
+#include <vector>
+
+namespace hermit::replay {
+
+std::vector<std::string> current_environment();
+std::string current_directory();
+
+} // namespace hermit::replay

@@ -1,0 +1,79 @@
+// `hermit record start`: one deterministic run of the guest with the Recorder in front of the Virtualizer.
+
+#include "GuestEnvironment.h"
+#include "Recorder.h"
+#include "formats/Error.h"
+#include "formats/RecordingStore.h"
+#include "tracer/GuestRun.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+namespace hermit::replay {
+
+namespace {
+
+int64_t unix_time_ms() {
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// Errors that mean the guest never started: the directory holds nothing worth keeping.
+bool guest_never_started(const Error& error) {
+    return error.code() == ErrorCode::GuestNotFound || error.code() == ErrorCode::GuestNotExecutable ||
+           error.code() == ErrorCode::MissingCommand;
+}
+
+} // namespace
+
+int record_start(const RecordOptions& options) {
+    if (options.argv.empty()) {
+        throw Error(ErrorCode::MissingCommand);
+    }
+    tracer::GuestRunSpec spec{options.argv, current_environment(), current_directory(), options.config};
+    tracer::GuestRun run(spec);
+
+    RecordingStore store;
+    std::string id;
+    const std::filesystem::path directory =
+        store.allocate(options.name.empty() ? options.argv.front() : options.name, id);
+    RecordingMeta meta;
+    meta.id = id;
+    meta.name = options.name;
+    meta.argv = spec.argv;
+    meta.env = spec.env;
+    meta.cwd = spec.cwd;
+    meta.hermit_version = HERMIT_VERSION;
+    meta.started_at_unix_ms = unix_time_ms();
+    meta.config = options.config;
+    meta.host = run.virtualizer().host_facts();
+
+    int exit_status = 0;
+    uint64_t event_count = 0;
+    {
+        RecordingWriter writer(directory, meta);
+        Recorder recorder(writer);
+        run.add_interceptor(&recorder);
+        run.add_event_sink(&recorder);
+        try {
+            exit_status = run.run();
+        } catch (const Error& error) {
+            if (guest_never_started(error)) {
+                std::error_code ignored;
+                std::filesystem::remove_all(directory, ignored);
+            }
+            throw;
+        }
+        writer.finish(exit_status, recorder.last_event_time());
+        event_count = writer.event_count();
+    }
+    store.mark_latest(id);
+    std::fprintf(stderr, "hermit: recorded %s (%llu events) in %s\n", id.c_str(),
+                 static_cast<unsigned long long>(event_count), directory.c_str());
+    return exit_status;
+}
+
+} // namespace hermit::replay

@@ -1,0 +1,35 @@
+#include "ReplayRun.h"
+
+#include "RecordedSchedulePolicy.h"
+#include "Replayer.h"
+#include "formats/Error.h"
+#include "formats/RecordingStore.h"
+#include "tracer/GuestRun.h"
+
+#include <spdlog/spdlog.h>
+
+#include <memory>
+
+namespace hermit::replay {
+
+int replay_autopilot(const std::string& id_or_path) {
+    RecordingStore store;
+    RecordingReader reader(store.resolve(id_or_path));
+    const RecordingMeta& meta = reader.meta();
+    if (!meta.finished) {
+        throw Error(ErrorCode::ReplayUnsupported, meta.id, "it is unfinished (the recording run did not end normally)");
+    }
+    ReplayLog log(reader.read_all());
+    spdlog::info("replaying {} ({} events)", meta.id, log.size());
+
+    tracer::GuestRun run(tracer::GuestRunSpec{meta.argv, meta.env, meta.cwd, meta.config});
+    Replayer replayer(reader, log, {&run.virtualizer()});
+    run.add_interceptor(&replayer);
+    run.add_event_sink(&replayer);
+    run.set_schedule_policy(std::make_unique<RecordedSchedulePolicy>(log));
+    const int exit_status = run.run();
+    replayer.check_finished(meta.exit_status, exit_status);
+    return exit_status;
+}
+
+} // namespace hermit::replay

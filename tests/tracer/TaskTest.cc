@@ -1,0 +1,91 @@
+// Task against a real child stopped under ptrace: registers, memory reads and writes. Syscall injection
+// needs a seccomp stop and is tested through a Session (SessionTest).
+#include "tracer/Task.h"
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace hermit::tracer {
+namespace {
+
+// The child's copy of this buffer is what the tests read and write.
+char g_message[64] = "hello from the child";
+
+class StoppedChild : public ::testing::Test {
+protected:
+    void SetUp() override {
+        child_ = fork();
+        ASSERT_GE(child_, 0);
+        if (child_ == 0) {
+            ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+            raise(SIGSTOP);
+            // Reached only after the test resumes us: report the (possibly rewritten) message.
+            _exit(std::strcmp(g_message, "written by the tracer") == 0 ? 42 : 1);
+        }
+        int status = 0;
+        ASSERT_EQ(waitpid(child_, &status, 0), child_);
+        ASSERT_TRUE(WIFSTOPPED(status));
+    }
+    void TearDown() override {
+        if (child_ > 0) {
+            kill(child_, SIGKILL);
+            waitpid(child_, nullptr, 0);
+        }
+    }
+    int resume_and_wait() {
+        ptrace(PTRACE_CONT, child_, nullptr, 0);
+        int status = 0;
+        waitpid(child_, &status, 0);
+        child_ = 0;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    pid_t child_ = 0;
+};
+
+TEST_F(StoppedChild, ReadsMemoryAndStrings) {
+    Task task(child_, child_, child_, child_);
+    auto text = task.read_string(reinterpret_cast<uint64_t>(g_message));
+    ASSERT_TRUE(text);
+    EXPECT_EQ(*text, "hello from the child");
+    auto bytes = task.read_bytes(reinterpret_cast<uint64_t>(g_message), 5);
+    ASSERT_TRUE(bytes);
+    EXPECT_EQ(std::string(bytes->begin(), bytes->end()), "hello");
+}
+
+TEST_F(StoppedChild, UnmappedMemoryIsReported) {
+    Task task(child_, child_, child_, child_);
+    char buffer[8];
+    EXPECT_FALSE(task.read(8, buffer, sizeof buffer));
+    EXPECT_FALSE(task.read_string(16));
+}
+
+TEST_F(StoppedChild, WritesReachTheChild) {
+    Task task(child_, child_, child_, child_);
+    const char replacement[] = "written by the tracer";
+    ASSERT_TRUE(task.write(reinterpret_cast<uint64_t>(g_message), replacement, sizeof replacement));
+    EXPECT_EQ(resume_and_wait(), 42);
+}
+
+TEST_F(StoppedChild, RegistersAreCachedAndWrittenBack) {
+    Task task(child_, child_, child_, child_);
+    user_regs_struct registers = task.registers();
+    EXPECT_NE(registers.rip, 0u);
+    uint64_t original_r12 = registers.r12;
+    registers.r12 = 0x1234;
+    task.set_registers(registers);
+    EXPECT_EQ(task.registers().r12, 0x1234u);
+    task.flush_registers();
+    EXPECT_EQ(task.registers().r12, 0x1234u); // re-read from the kernel
+    registers.r12 = original_r12;
+    task.set_registers(registers);
+    task.flush_registers();
+}
+
+} // namespace
+} // namespace hermit::tracer

@@ -1,0 +1,4 @@
+add_executable(tracer_unwinder_tests StackUnwinderTest.cc)
+target_compile_options(tracer_unwinder_tests PRIVATE -g -fno-omit-frame-pointer)
+target_link_libraries(tracer_unwinder_tests PRIVATE hermit_tracer GTest::gtest_main)
+gtest_discover_tests(tracer_unwinder_tests DISCOVERY_TIMEOUT 60)
