@@ -12,6 +12,7 @@
 
 namespace hermit::gdbserver::amd64 {
 
+// clang-format off
 enum Register : int {
     kRax, kRbx, kRcx, kRdx, kRsi, kRdi, kRbp, kRsp,
     kR8, kR9, kR10, kR11, kR12, kR13, kR14, kR15,
@@ -26,6 +27,7 @@ enum Register : int {
     kFsBase, kGsBase,
     kRegisterCount
 };
+// clang-format on
 
 struct RegisterInfo {
     std::string_view name;

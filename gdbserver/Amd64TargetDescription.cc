@@ -87,8 +87,8 @@ std::string_view group_of(int regno) {
 void append_registers(std::string& xml, int first, int last) {
     for (int regno = first; regno <= last; ++regno) {
         const RegisterInfo& info = registers()[static_cast<size_t>(regno)];
-        xml += fmt::format(R"(<reg name="{}" bitsize="{}" type="{}" regnum="{}"{}/>)", info.name, info.size * 8,
-                           type_of(regno), regno, group_of(regno));
+        xml += fmt::format(R"(<reg name="{}" bitsize="{}" type="{}" regnum="{}"{}/>)", info.name,
+                           info.size * 8, type_of(regno), regno, group_of(regno));
         xml += '\n';
     }
 }

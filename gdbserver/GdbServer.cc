@@ -45,7 +45,9 @@ bool parse_address_length(std::string_view text, uint64_t& address, uint64_t& le
     return true;
 }
 
-std::string hex_byte(int value) { return fmt::format("{:02x}", value & 0xff); }
+std::string hex_byte(int value) {
+    return fmt::format("{:02x}", value & 0xff);
+}
 
 std::string_view watch_key(WatchKind kind) {
     switch (kind) {
@@ -252,8 +254,8 @@ std::string GdbServer::handle_supported(std::string_view features) {
     }
     multiprocess_ = target_.processes() != nullptr && gdb_offered("multiprocess+");
 
-    std::string reply = fmt::format("PacketSize={:x};QStartNoAckMode+;qXfer:features:read+;vContSupported+",
-                                    kMaxPacketSize);
+    std::string reply =
+        fmt::format("PacketSize={:x};QStartNoAckMode+;qXfer:features:read+;vContSupported+", kMaxPacketSize);
     if (target_.auxv()) {
         reply += ";qXfer:auxv:read+";
     }
@@ -359,7 +361,8 @@ std::string GdbServer::handle_write_register(std::string_view request) {
     if (!regno || !bytes || !amd64::register_info(static_cast<int>(*regno))) {
         return std::string(kErrorInvalidArgument);
     }
-    return target_.write_register(*thread, static_cast<int>(*regno), *bytes) ? "OK" : std::string(kErrorFailed);
+    return target_.write_register(*thread, static_cast<int>(*regno), *bytes) ? "OK"
+                                                                             : std::string(kErrorFailed);
 }
 
 std::string GdbServer::handle_read_memory(std::string_view request) {
@@ -478,7 +481,8 @@ std::string GdbServer::handle_vcont(std::string_view actions) {
             // Only the actions vCont? lists are accepted.
             return std::string(kErrorInvalidArgument);
         }
-        resume_action.kind = verb.front() == 's' || verb.front() == 'S' ? ResumeKind::Step : ResumeKind::Continue;
+        resume_action.kind =
+            verb.front() == 's' || verb.front() == 'S' ? ResumeKind::Step : ResumeKind::Continue;
         request.actions.push_back(resume_action);
     }
     if (request.actions.empty()) {
@@ -499,7 +503,8 @@ std::string GdbServer::handle_reverse(ResumeKind kind) {
     if (!thread) {
         return std::string(kErrorNoSuchThread);
     }
-    return stop_reply(reverse->reverse_resume(kind, *thread, [this] { return connection_.interrupt_requested(); }));
+    return stop_reply(
+        reverse->reverse_resume(kind, *thread, [this] { return connection_.interrupt_requested(); }));
 }
 
 std::string GdbServer::resume(const ResumeRequest& request) {
@@ -533,7 +538,9 @@ std::string GdbServer::handle_breakpoint(std::string_view request, bool insert) 
         if (!watchpoints) {
             return "";
         }
-        WatchKind watch_kind = type == '2' ? WatchKind::Write : type == '3' ? WatchKind::Read : WatchKind::Access;
+        WatchKind watch_kind = type == '2'   ? WatchKind::Write
+                               : type == '3' ? WatchKind::Read
+                                             : WatchKind::Access;
         bool ok = insert ? watchpoints->insert_watchpoint(watch_kind, address, kind)
                          : watchpoints->remove_watchpoint(watch_kind, address, kind);
         return ok ? "OK" : std::string(kErrorFailed);
@@ -579,7 +586,8 @@ std::string GdbServer::handle_xfer(std::string_view request) {
     }
     if (object == "auxv" && target_.auxv()) {
         std::vector<uint8_t> auxv = target_.auxv()->read_auxv();
-        return xfer_chunk(std::string_view(reinterpret_cast<const char*>(auxv.data()), auxv.size()), offset, length);
+        return xfer_chunk(std::string_view(reinterpret_cast<const char*>(auxv.data()), auxv.size()), offset,
+                          length);
     }
     if (object == "exec-file" && target_.exec_file()) {
         auto pid = annex.empty() ? std::optional<uint64_t>(0) : parse_hex_number(annex);
@@ -633,8 +641,9 @@ std::string GdbServer::handle_host_io(std::string_view request) {
             return host_io_error(EINVAL);
         }
         std::vector<uint8_t> data;
-        HostIoResult result = host_io->pread(static_cast<int>(*fd), static_cast<size_t>(std::min<uint64_t>(*count, kMaxReplyData)),
-                                             *offset, data);
+        HostIoResult result =
+            host_io->pread(static_cast<int>(*fd),
+                           static_cast<size_t>(std::min<uint64_t>(*count, kMaxReplyData)), *offset, data);
         if (result.value < 0) {
             return host_io_error(result.error);
         }
@@ -678,7 +687,8 @@ std::string GdbServer::handle_kill() {
 }
 
 std::string GdbServer::stop_reply(const StopReason& stop) {
-    std::string process_suffix = multiprocess_ ? ";process:" + format_hex_number(static_cast<uint64_t>(stop.thread.pid)) : "";
+    std::string process_suffix =
+        multiprocess_ ? ";process:" + format_hex_number(static_cast<uint64_t>(stop.thread.pid)) : "";
     switch (stop.kind) {
     case StopReason::Kind::Exited:
         return "W" + hex_byte(stop.exit_code) + process_suffix;
@@ -690,7 +700,8 @@ std::string GdbServer::stop_reply(const StopReason& stop) {
     // Later register and memory requests are about the thread that stopped.
     general_thread_ = stop.thread;
     int signal = stop.kind == StopReason::Kind::Signal ? stop.signal : SIGTRAP;
-    std::string reply = "T" + hex_byte(gdb_signal_from_host(signal)) + "thread:" + format_thread(stop.thread) + ";";
+    std::string reply =
+        "T" + hex_byte(gdb_signal_from_host(signal)) + "thread:" + format_thread(stop.thread) + ";";
     switch (stop.kind) {
     case StopReason::Kind::SoftwareBreakpoint:
         if (gdb_offered("swbreak+")) {
@@ -723,8 +734,12 @@ std::optional<ThreadId> GdbServer::find_thread(const ThreadId& pattern) {
     return std::nullopt;
 }
 
-std::optional<ThreadId> GdbServer::general_thread() { return find_thread(general_thread_); }
+std::optional<ThreadId> GdbServer::general_thread() {
+    return find_thread(general_thread_);
+}
 
-std::string GdbServer::format_thread(const ThreadId& thread) const { return format_thread_id(thread, multiprocess_); }
+std::string GdbServer::format_thread(const ThreadId& thread) const {
+    return format_thread_id(thread, multiprocess_);
+}
 
 } // namespace hermit::gdbserver

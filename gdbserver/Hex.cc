@@ -32,7 +32,9 @@ std::string hex_encode(const void* data, size_t length) {
     return out;
 }
 
-std::string hex_encode(std::string_view text) { return hex_encode(text.data(), text.size()); }
+std::string hex_encode(std::string_view text) {
+    return hex_encode(text.data(), text.size());
+}
 
 std::optional<std::vector<uint8_t>> hex_decode(std::string_view hex) {
     if (hex.size() % 2 != 0) {

@@ -10,7 +10,9 @@ namespace hermit::gdbserver {
 
 namespace {
 
-HostIoResult failure(int error) { return {-1, error}; }
+HostIoResult failure(int error) {
+    return {-1, error};
+}
 
 } // namespace
 
@@ -20,7 +22,9 @@ LocalFileHostIo::~LocalFileHostIo() {
     }
 }
 
-bool LocalFileHostIo::owns(int fd) const { return std::find(open_fds_.begin(), open_fds_.end(), fd) != open_fds_.end(); }
+bool LocalFileHostIo::owns(int fd) const {
+    return std::find(open_fds_.begin(), open_fds_.end(), fd) != open_fds_.end();
+}
 
 HostIoResult LocalFileHostIo::open(const std::string& path, int flags, uint32_t) {
     if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND)) != 0) {
@@ -68,6 +72,8 @@ HostIoResult LocalFileHostIo::fstat(int fd, struct ::stat& stat_buffer) {
 }
 
 // The guest's paths are the host's paths, so every process shares the one file-system view.
-HostIoResult LocalFileHostIo::setfs(int64_t) { return {0, 0}; }
+HostIoResult LocalFileHostIo::setfs(int64_t) {
+    return {0, 0};
+}
 
 } // namespace hermit::gdbserver

@@ -97,8 +97,8 @@ void PacketDecoder::feed_byte(char c, std::vector<PacketEvent>& events) {
         if (high < 0 || low < 0) {
             events.push_back({PacketEvent::Kind::Rejected, "checksum is not two hex digits"});
         } else if (oversize_) {
-            events.push_back({PacketEvent::Kind::Rejected,
-                              fmt::format("packet longer than {} bytes", max_packet_size_)});
+            events.push_back(
+                {PacketEvent::Kind::Rejected, fmt::format("packet longer than {} bytes", max_packet_size_)});
         } else if (static_cast<uint8_t>(high << 4 | low) != sum_) {
             events.push_back({PacketEvent::Kind::Rejected,
                               fmt::format("bad checksum {:02x}, expected {:02x}", high << 4 | low, sum_)});

@@ -97,7 +97,8 @@ public:
 class ReverseExecution {
 public:
     virtual ~ReverseExecution() = default;
-    virtual StopReason reverse_resume(ResumeKind kind, const ThreadId& thread, const InterruptCheck& interrupted) = 0;
+    virtual StopReason reverse_resume(ResumeKind kind, const ThreadId& thread,
+                                      const InterruptCheck& interrupted) = 0;
 };
 
 // qXfer:auxv:read: the raw auxiliary vector of the process.

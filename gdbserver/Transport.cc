@@ -16,7 +16,9 @@ namespace hermit::gdbserver {
 
 namespace {
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+    return std::strerror(errno);
+}
 
 sockaddr_in loopback_address(uint16_t port) {
     sockaddr_in address{};
@@ -35,7 +37,8 @@ void disable_nagle(int fd) {
 } // namespace
 
 TransportError::TransportError(uint16_t port, std::string reason)
-    : std::runtime_error(fmt::format("127.0.0.1:{}: {}", port, reason)), port_(port), reason_(std::move(reason)) {}
+    : std::runtime_error(fmt::format("127.0.0.1:{}: {}", port, reason)), port_(port),
+      reason_(std::move(reason)) {}
 
 FileDescriptor& FileDescriptor::operator=(FileDescriptor&& other) noexcept {
     if (this != &other) {

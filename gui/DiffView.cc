@@ -4,16 +4,25 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 namespace hermit::gui {
 
 namespace {
+
+struct LoadSide {
+    RecordingLoader* loader;
+    std::shared_ptr<const LoadedRecording>* loaded;
+    int* percent;
+};
 
 // Events shown either side of the divergence by zoomToDivergence().
 constexpr uint64_t kContextEvents = 20;
@@ -80,10 +89,39 @@ DiffView::DiffView(SyscallNameLookup syscall_name, QWidget* parent)
     split->setStretchFactor(1, 2);
     split->setStretchFactor(2, 1);
 
+    progress_ = new QProgressBar(this);
+    progress_->setRange(0, 200);
+    progress_->hide();
+
     auto* layout = new QVBoxLayout(this);
+    layout->addWidget(progress_);
     layout->addWidget(summary_);
     layout->addLayout(buttons);
     layout->addWidget(split, 1);
+
+    loader_a_ = new RecordingLoader(this);
+    loader_b_ = new RecordingLoader(this);
+    const std::array sides{LoadSide{loader_a_, &loaded_a_, &percent_a_}, LoadSide{loader_b_, &loaded_b_, &percent_b_}};
+    for (auto [loader, loaded, percent] : sides) {
+        connect(loader, &RecordingLoader::progress, this, [this, percent](int value) {
+            *percent = value;
+            progress_->setValue(percent_a_ + percent_b_);
+        });
+        connect(loader, &RecordingLoader::loaded, this,
+                [this, loaded](std::shared_ptr<const LoadedRecording> recording) {
+                    *loaded = std::move(recording);
+                    if (loaded_a_ && loaded_b_) {
+                        progress_->hide();
+                        setRecordings(std::exchange(loaded_a_, nullptr), std::exchange(loaded_b_, nullptr));
+                    }
+                });
+        connect(loader, &RecordingLoader::failed, this, [this](const QString& message) {
+            progress_->hide();
+            summary_->setStyleSheet(QStringLiteral("color: #b00000;"));
+            summary_->setText(message);
+            emit loadFailed(message);
+        });
+    }
 
     connect(top_, &TimelineView::eventClicked, this, [this](quint64 index) {
         bottom_->setSelectedEvent(std::nullopt);
@@ -113,6 +151,9 @@ void DiffView::setRecordings(std::shared_ptr<const LoadedRecording> a, std::shar
         summary_->setStyleSheet(QStringLiteral("color: #1a7f37;"));
         summary_->setText(tr("The recordings are equivalent: %1 events, no scheduling decision differs.")
                               .arg(result.events_a));
+        top_->setDivergence(std::nullopt, {});
+        bottom_->setDivergence(std::nullopt, {});
+        emit recordingsChanged();
         return;
     }
     const EventDivergence& divergence = *result.divergence;
@@ -132,6 +173,20 @@ void DiffView::setRecordings(std::shared_ptr<const LoadedRecording> a, std::shar
             view->setDivergence(std::nullopt, {});
         }
     }
+    emit recordingsChanged();
+}
+
+void DiffView::openRecordings(const QString& directory_a, const QString& directory_b) {
+    percent_a_ = 0;
+    percent_b_ = 0;
+    loaded_a_.reset();
+    loaded_b_.reset();
+    progress_->setValue(0);
+    progress_->show();
+    summary_->setStyleSheet(QString());
+    summary_->setText(tr("Loading %1 and %2...").arg(directory_a, directory_b));
+    loader_a_->load(directory_a.toStdString());
+    loader_b_->load(directory_b.toStdString());
 }
 
 QString DiffView::summaryText() const { return summary_->text(); }

@@ -5,6 +5,7 @@
 
 #include "EventDetailsView.h"
 #include "LoadedRecording.h"
+#include "RecordingLoader.h"
 #include "TimelineView.h"
 #include "TimelineViewport.h"
 
@@ -14,6 +15,7 @@
 #include <optional>
 
 class QLabel;
+class QProgressBar;
 
 namespace hermit::gui {
 
@@ -23,6 +25,8 @@ public:
     explicit DiffView(SyscallNameLookup syscall_name = {}, QWidget* parent = nullptr);
 
     void setRecordings(std::shared_ptr<const LoadedRecording> a, std::shared_ptr<const LoadedRecording> b);
+    // Loads both on worker threads with a progress bar, then shows them; loadFailed() on an error.
+    void openRecordings(const QString& directory_a, const QString& directory_b);
     // Index of the first event where the two differ; empty when they are identical.
     std::optional<uint64_t> divergenceIndex() const { return divergence_; }
     QString summaryText() const;
@@ -30,6 +34,10 @@ public:
     TimelineView* topView() const { return top_; }
     TimelineView* bottomView() const { return bottom_; }
     TimelineViewport* viewport() const { return viewport_; }
+
+signals:
+    void recordingsChanged();
+    void loadFailed(const QString& message);
 
 public slots:
     void zoomToFit();
@@ -44,6 +52,13 @@ private:
     std::shared_ptr<const LoadedRecording> b_;
     std::optional<uint64_t> divergence_;
     TimelineViewport* viewport_ = nullptr;
+    RecordingLoader* loader_a_ = nullptr;
+    RecordingLoader* loader_b_ = nullptr;
+    std::shared_ptr<const LoadedRecording> loaded_a_;
+    std::shared_ptr<const LoadedRecording> loaded_b_;
+    int percent_a_ = 0;
+    int percent_b_ = 0;
+    QProgressBar* progress_ = nullptr;
     QLabel* summary_ = nullptr;
     QLabel* top_title_ = nullptr;
     QLabel* bottom_title_ = nullptr;

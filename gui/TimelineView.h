@@ -41,6 +41,8 @@ public:
     std::optional<uint64_t> selectedEvent() const { return selected_; }
     // A red line across all lanes at this time and a red marker on each of these events (the diff view).
     void setDivergence(std::optional<double> time, std::vector<uint64_t> marked_events);
+    std::optional<double> divergenceTime() const { return divergence_time_; }
+    const std::vector<uint64_t>& divergenceEvents() const { return divergence_events_; }
 
     QRect plotRect() const;
     QRect laneRect(size_t lane) const;

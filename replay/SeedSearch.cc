@@ -104,9 +104,6 @@ std::vector<std::string> SeedSearch::run_arguments(std::optional<uint64_t> seed)
         arguments.push_back("--seed=" + std::to_string(*seed));
         if (options_.heuristic == "pct") {
             arguments.push_back("--pct-depth=" + std::to_string(options_.pct_depth));
-            if (options_.pct_length) {
-                arguments.push_back("--pct-length=" + std::to_string(*options_.pct_length));
-            }
         }
     }
     arguments.push_back("--");

@@ -29,7 +29,6 @@ struct SeedSearchOptions {
     bool until_first = false;        // stop at the lowest failing seed
     std::string heuristic = "random"; // random or pct
     uint32_t pct_depth = 3;
-    std::optional<uint64_t> pct_length; // passed on as --pct-length when set
     unsigned timeout_seconds = 0;       // per run; 0: no limit
     std::string hermit_binary;          // the `hermit` executable the runs use
     std::vector<std::string> command;   // the guest command line

@@ -47,7 +47,7 @@ public:
     bool on_fault(Task& task, int signal) override;
 
     // At the stop after a successful execve: patches the new vDSO and rewrites the AT_RANDOM bytes.
-    void on_exec(Task& task);
+    void on_exec(Task& task) override;
 
     const virt::VirtualClock& clock() const { return clock_; }
     const HostFacts& host_facts() const { return host_; }

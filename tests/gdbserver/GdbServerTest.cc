@@ -18,9 +18,21 @@ namespace {
 
 using Capabilities = InMemoryTarget::Capabilities;
 
-Capabilities all_capabilities() { return {true, true, true, true, true, true, true, true}; }
+Capabilities all_capabilities() {
+    return {.breakpoints = true,
+            .watchpoints = true,
+            .reverse = true,
+            .auxv = true,
+            .exec_file = true,
+            .host_io = true,
+            .monitor = true,
+            .processes = true,
+            .libraries = true};
+}
 
-std::string le64(uint64_t value) { return hex_encode(&value, 8); }
+std::string le64(uint64_t value) {
+    return hex_encode(&value, 8);
+}
 
 TEST(GdbServer, BaseTargetAdvertisesOnlyCoreFeatures) {
     InMemoryTarget target({});
@@ -52,8 +64,9 @@ TEST(GdbServer, FullTargetAdvertisesEveryCapability) {
     ServerHarness server(target);
     RawClient gdb(server.port());
     std::string reply = gdb.request("qSupported:multiprocess+;swbreak+;hwbreak+;vContSupported+");
-    for (std::string_view feature : {"qXfer:auxv:read+", "qXfer:exec-file:read+", "ReverseContinue+",
-                                     "ReverseStep+", "multiprocess+", "swbreak+", "hwbreak+", "vContSupported+"}) {
+    for (std::string_view feature :
+         {"qXfer:auxv:read+", "qXfer:exec-file:read+", "ReverseContinue+", "ReverseStep+", "multiprocess+",
+          "qXfer:libraries-svr4:read+", "swbreak+", "hwbreak+", "vContSupported+"}) {
         EXPECT_NE(reply.find(feature), std::string::npos) << feature;
     }
     EXPECT_EQ(gdb.request("qfThreadInfo"), "mp1.1,p1.2");
@@ -223,6 +236,8 @@ TEST(GdbServer, TransfersDocumentsInChunks) {
     EXPECT_EQ(auxv.substr(0, 2), std::string("l\x06", 2));
     EXPECT_EQ(gdb.request("qXfer:exec-file:read:1:0,1000"), "l/bin/true");
     EXPECT_EQ(gdb.request("qXfer:exec-file:write:1:0,1000"), "");
+    EXPECT_EQ(gdb.request("qXfer:libraries-svr4:read::0,1000"), R"(l<library-list-svr4 version="1.0"/>)");
+    EXPECT_EQ(gdb.request("qXfer:libraries-svr4:read::5,6"), "mary-li");
 }
 
 TEST(GdbServer, RunsMonitorCommandsWithConsoleOutput) {

@@ -10,9 +10,12 @@
 #include "gdbserver/Target.h"
 
 #include <array>
+#include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <vector>
@@ -25,6 +28,7 @@ class InMemoryTarget : public Target,
                        public ReverseExecution,
                        public Auxv,
                        public ExecFile,
+                       public Libraries,
                        public MonitorCommands,
                        public Processes {
 public:
@@ -41,6 +45,7 @@ public:
         bool host_io = false;
         bool monitor = false;
         bool processes = false;
+        bool libraries = false;
     };
 
     explicit InMemoryTarget(Capabilities capabilities) : capabilities_(capabilities) {
@@ -73,6 +78,12 @@ public:
     bool detached() const { return detached_; }
     const std::set<uint64_t>& breakpoint_addresses() const { return breakpoints_; }
     const std::vector<ResumeRequest>& resumes() const { return resumes_; }
+    // Blocks until some thread runs forward (continue), for tests that interrupt a running target;
+    // false if that does not happen within a generous bound.
+    bool wait_until_running() {
+        std::unique_lock lock(running_mutex_);
+        return running_changed_.wait_for(lock, std::chrono::seconds(30), [this] { return running_; });
+    }
 
     // Target
     std::vector<ThreadId> threads() override { return {{kPid, 1}, {kPid, 2}}; }
@@ -133,6 +144,7 @@ public:
     ReverseExecution* reverse() override { return capabilities_.reverse ? this : nullptr; }
     Auxv* auxv() override { return capabilities_.auxv ? this : nullptr; }
     ExecFile* exec_file() override { return capabilities_.exec_file ? this : nullptr; }
+    Libraries* libraries() override { return capabilities_.libraries ? this : nullptr; }
     HostIo* host_io() override { return capabilities_.host_io ? &host_files_ : nullptr; }
     MonitorCommands* monitor() override { return capabilities_.monitor ? this : nullptr; }
     Processes* processes() override { return capabilities_.processes ? this : nullptr; }
@@ -156,11 +168,13 @@ public:
     }
 
     // ReverseExecution
-    StopReason reverse_resume(ResumeKind kind, const ThreadId& thread, const InterruptCheck& interrupted) override {
+    StopReason reverse_resume(ResumeKind kind, const ThreadId& thread,
+                              const InterruptCheck& interrupted) override {
         for (;;) {
             uint64_t rip = get_register(thread.tid, amd64::kRip);
             if (rip <= kMemoryBase) {
-                return {StopReason::Kind::NoHistory, thread, 0, 0, WatchKind::Write, 0, StopReason::HistoryEnd::Begin};
+                return {StopReason::Kind::NoHistory,  thread, 0, 0, WatchKind::Write, 0,
+                        StopReason::HistoryEnd::Begin};
             }
             set_register(thread.tid, amd64::kRip, rip - 1);
             if (kind == ResumeKind::Step) {
@@ -184,6 +198,7 @@ public:
     }
     std::string exec_file_path(int64_t) override { return exec_path_; }
     void set_exec_path(std::string path) { exec_path_ = std::move(path); }
+    std::string libraries_svr4_xml() override { return R"(<library-list-svr4 version="1.0"/>)"; }
     std::string run_monitor_command(std::string_view command) override {
         return "you said: " + std::string(command) + "\n";
     }
@@ -191,6 +206,11 @@ public:
 
 private:
     StopReason run_forward(const ThreadId& thread, const InterruptCheck& interrupted) {
+        {
+            std::lock_guard lock(running_mutex_);
+            running_ = true;
+        }
+        running_changed_.notify_all();
         for (;;) {
             uint64_t rip = get_register(thread.tid, amd64::kRip) + 1;
             if (rip >= kMemoryBase + kMemorySize) {
@@ -198,7 +218,11 @@ private:
             }
             set_register(thread.tid, amd64::kRip, rip);
             if (exit_address_ && rip == *exit_address_) {
-                return {StopReason::Kind::Exited, {kPid, ThreadId::kAll}, 0, 0, WatchKind::Write,
+                return {StopReason::Kind::Exited,
+                        {kPid, ThreadId::kAll},
+                        0,
+                        0,
+                        WatchKind::Write,
                         static_cast<int>(get_register(thread.tid, amd64::kRax) & 0xff)};
             }
             if (breakpoints_.contains(rip)) {
@@ -222,6 +246,9 @@ private:
     std::optional<uint64_t> exit_address_;
     std::string exec_path_ = "/bin/true";
     LocalFileHostIo host_files_;
+    std::mutex running_mutex_;
+    std::condition_variable running_changed_;
+    bool running_ = false;
     bool killed_ = false;
     bool detached_ = false;
 };

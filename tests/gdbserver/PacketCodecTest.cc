@@ -9,7 +9,9 @@ namespace {
 
 using Kind = PacketEvent::Kind;
 
-PacketEvent packet(std::string payload) { return {Kind::Packet, std::move(payload)}; }
+PacketEvent packet(std::string payload) {
+    return {Kind::Packet, std::move(payload)};
+}
 
 std::vector<Kind> kinds(const std::vector<PacketEvent>& events) {
     std::vector<Kind> out;
@@ -49,7 +51,8 @@ TEST(PacketCodec, AcceptsUppercaseChecksumDigits) {
 
 TEST(PacketCodec, ReportsAcksNacksAndInterrupts) {
     PacketDecoder decoder;
-    EXPECT_EQ(kinds(decoder.feed("+-\x03+")), (std::vector{Kind::Ack, Kind::Nack, Kind::Interrupt, Kind::Ack}));
+    EXPECT_EQ(kinds(decoder.feed("+-\x03+")),
+              (std::vector{Kind::Ack, Kind::Nack, Kind::Interrupt, Kind::Ack}));
 }
 
 TEST(PacketCodec, InterruptByteInsidePacketIsData) {
@@ -181,7 +184,8 @@ TEST(PacketCodec, NeverCrashesOnArbitraryBytes) {
         for (int i = 0; i < 64; ++i) {
             state = state * 1103515245 + 12345;
             // Bias towards the framing characters so the decoder's states are all visited.
-            static constexpr char kInteresting[] = "$#}*+-%\x03" "0a";
+            static constexpr char kInteresting[] = "$#}*+-%\x03"
+                                                   "0a";
             uint8_t byte = static_cast<uint8_t>(state >> 16);
             chunk.push_back(byte % 3 == 0 ? static_cast<char>(byte) : kInteresting[byte % 10]);
         }

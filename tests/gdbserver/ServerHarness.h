@@ -56,7 +56,8 @@ public:
 
     // The next packet from the server (acks are counted, not returned).
     std::string read_reply() {
-        PacketEvent event = next_event([](const PacketEvent& e) { return e.kind == PacketEvent::Kind::Packet; });
+        PacketEvent event =
+            next_event([](const PacketEvent& e) { return e.kind == PacketEvent::Kind::Packet; });
         if (acks_) {
             send_raw("+");
         }
@@ -77,8 +78,7 @@ public:
     bool closed_by_server() { return socket_.wait_readable(10000) && socket_.read_some().empty(); }
 
 private:
-    template <typename Predicate>
-    PacketEvent next_event(Predicate wanted) {
+    template <typename Predicate> PacketEvent next_event(Predicate wanted) {
         for (;;) {
             while (!events_.empty()) {
                 PacketEvent event = std::move(events_.front());

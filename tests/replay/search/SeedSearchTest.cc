@@ -49,10 +49,9 @@ TEST(SeedSearchTest, RunArgumentsAndReproductionCommand) {
 
     options.heuristic = "pct";
     options.pct_depth = 2;
-    options.pct_length = 300;
     EXPECT_EQ(SeedSearch(options).reproduction_command(4),
-              "hermit run --chaos --sched-heuristic=pct --seed=4 --pct-depth=2 --pct-length=300 -- "
-              "./order_violation 'two words'");
+              "hermit run --chaos --sched-heuristic=pct --seed=4 --pct-depth=2 -- ./order_violation "
+              "'two words'");
 }
 
 TEST(SeedSearchTest, FindsEveryFailingSeedInParallel) {
