@@ -1,10 +1,61 @@
 #include "Commands.h"
+#include "SyscallNameLookup.h"
+
+#include "formats/Error.h"
+#include "formats/RecordingStore.h"
+#include "gui/GuiLauncher.h"
+
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace hermit::cli {
 
+namespace {
+
+struct GuiArguments {
+    std::string recording;
+    std::vector<std::string> diff;
+    std::string screenshot;
+};
+
+int run_gui_command(const GuiArguments& arguments) {
+    if (!arguments.recording.empty() && !arguments.diff.empty()) {
+        throw Error(ErrorCode::UsageError, "give either a recording or --diff A B, not both");
+    }
+    RecordingStore store;
+    gui::GuiRequest request;
+    request.diff = !arguments.diff.empty();
+    for (const std::string& id_or_path : request.diff ? arguments.diff : std::vector<std::string>{}) {
+        request.recordings.push_back(store.resolve(id_or_path));
+    }
+    if (!arguments.recording.empty()) {
+        request.recordings.push_back(store.resolve(arguments.recording));
+    }
+    if (!arguments.screenshot.empty()) {
+        request.screenshot = arguments.screenshot;
+    }
+    request.syscall_names = tracer_syscall_names();
+    return gui::run_gui(request);
+}
+
+} // namespace
+
 void add_gui_command(CLI::App& app, CommandContext& context) {
-    auto* command = app.add_subcommand("gui", "(not built yet)");
-    command->callback([&context] { apply_global_options(context.global); });
+    auto arguments = std::make_shared<GuiArguments>();
+    auto* command = app.add_subcommand("gui", "Browse a recording on a timeline, or compare two with --diff");
+    command->add_option("recording", arguments->recording,
+                        "Recording: id, 'latest' or directory (none: choose one in the window)");
+    command->add_option("--diff", arguments->diff, "Show two recordings on one time axis and their first divergence")
+        ->expected(2)
+        ->type_name("A B");
+    command->add_option("--screenshot", arguments->screenshot,
+                        "Render the window offscreen at 1400x800 into this PNG file and exit");
+    command->footer("Without a display, use --screenshot (or QT_QPA_PLATFORM=offscreen); otherwise E080.");
+    command->callback([&context, arguments] {
+        apply_global_options(context.global);
+        context.exit_status = run_gui_command(*arguments);
+    });
 }
 
 } // namespace hermit::cli

@@ -17,9 +17,13 @@ namespace {
 // The schema nests at most five levels (batch, event, syscall, memory writes, data).
 constexpr int kNestingLimit = 16;
 
-std::string text(capnp::Text::Reader reader) { return std::string(reader.begin(), reader.size()); }
+std::string text(capnp::Text::Reader reader) {
+    return std::string(reader.begin(), reader.size());
+}
 
-std::vector<uint8_t> bytes(capnp::Data::Reader reader) { return std::vector<uint8_t>(reader.begin(), reader.end()); }
+std::vector<uint8_t> bytes(capnp::Data::Reader reader) {
+    return std::vector<uint8_t>(reader.begin(), reader.end());
+}
 
 capnp::Data::Reader data_of(const std::vector<uint8_t>& bytes) {
     return capnp::Data::Reader(bytes.data(), bytes.size());
@@ -323,8 +327,8 @@ std::vector<Event> decode_batch(std::span<const uint8_t> bytes, uint64_t expecte
         auto batch = reader.getRoot<schema::EventBatch>();
         if (batch.getFirstIndex() != expected_first_index) {
             throw FormatDamage(FormatDamage::Kind::Corrupt,
-                               fmt::format("frame starts at event {} but {} was expected", batch.getFirstIndex(),
-                                           expected_first_index));
+                               fmt::format("frame starts at event {} but {} was expected",
+                                           batch.getFirstIndex(), expected_first_index));
         }
         std::vector<Event> events;
         auto list = batch.getEvents();

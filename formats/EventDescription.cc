@@ -58,8 +58,9 @@ std::string describe_payload(const SyscallEvent& syscall, const SyscallNameLooku
     for (uint64_t arg : syscall.args) {
         args.push_back(fmt::format("{:#x}", arg));
     }
-    std::string text = fmt::format("syscall {} {}({}) = {}", syscall.number, syscall_name(syscall.number, names),
-                                   fmt::join(args, ", "), syscall.result);
+    std::string text =
+        fmt::format("syscall {} {}({}) = {}", syscall.number, syscall_name(syscall.number, names),
+                    fmt::join(args, ", "), syscall.result);
     if (syscall.emulated) {
         text += " [emulated]";
     }
@@ -83,7 +84,8 @@ std::string describe_payload(const ThreadStartEvent& start, const SyscallNameLoo
 }
 
 std::string describe_payload(const ThreadExitEvent& exit, const SyscallNameLookup&) {
-    return fmt::format("exited with status {}{}", exit.status, exit.process_exit ? " (last thread of its process)" : "");
+    return fmt::format("exited with status {}{}", exit.status,
+                       exit.process_exit ? " (last thread of its process)" : "");
 }
 
 std::string describe_payload(const ExecEvent& exec, const SyscallNameLookup&) {
@@ -106,7 +108,9 @@ std::string describe_payload(const StdioEvent& stdio, const SyscallNameLookup&) 
 
 } // namespace
 
-std::string default_syscall_name(int number) { return fmt::format("syscall_{}", number); }
+std::string default_syscall_name(int number) {
+    return fmt::format("syscall_{}", number);
+}
 
 std::string syscall_name(int number, const SyscallNameLookup& names) {
     if (names) {

@@ -33,10 +33,12 @@ int UniqueFd::release() {
 }
 
 void throw_io_error(const std::string& recording, const std::filesystem::path& path, int errno_value) {
-    throw Error(ErrorCode::RecordingIo, recording, fmt::format("{}: {}", path.string(), std::strerror(errno_value)));
+    throw Error(ErrorCode::RecordingIo, recording,
+                fmt::format("{}: {}", path.string(), std::strerror(errno_value)));
 }
 
-UniqueFd create_private_file(const std::filesystem::path& path, const std::string& recording, bool exclusive) {
+UniqueFd create_private_file(const std::filesystem::path& path, const std::string& recording,
+                             bool exclusive) {
     int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC);
     UniqueFd fd(::open(path.c_str(), flags, 0600));
     if (fd.get() < 0) {
@@ -86,7 +88,8 @@ size_t read_at(int fd, std::span<uint8_t> bytes, uint64_t offset, const std::fil
                const std::string& recording) {
     size_t total = 0;
     while (total < bytes.size()) {
-        ssize_t got = ::pread(fd, bytes.data() + total, bytes.size() - total, static_cast<off_t>(offset + total));
+        ssize_t got =
+            ::pread(fd, bytes.data() + total, bytes.size() - total, static_cast<off_t>(offset + total));
         if (got < 0 && errno == EINTR) {
             continue;
         }

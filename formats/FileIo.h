@@ -42,6 +42,7 @@ size_t read_at(int fd, std::span<uint8_t> bytes, uint64_t offset, const std::fil
                const std::string& recording);
 
 // Throws E034 "<path>: <strerror(errno_value)>".
-[[noreturn]] void throw_io_error(const std::string& recording, const std::filesystem::path& path, int errno_value);
+[[noreturn]] void throw_io_error(const std::string& recording, const std::filesystem::path& path,
+                                 int errno_value);
 
 } // namespace hermit

@@ -11,7 +11,7 @@ namespace hermit {
 class FormatDamage : public std::runtime_error {
 public:
     enum class Kind {
-        Corrupt,          // a check failed: magic, CRC, length limits, schema contents
+        Corrupt,           // a check failed: magic, CRC, length limits, schema contents
         UnsupportedVersion // written by another format version
     };
     FormatDamage(Kind kind, const std::string& what, uint32_t found_version = 0)

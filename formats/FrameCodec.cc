@@ -29,7 +29,9 @@ void put_u32(uint8_t* out, uint32_t value) {
     }
 }
 
-uint16_t get_u16(const uint8_t* in) { return static_cast<uint16_t>(in[0] | (in[1] << 8)); }
+uint16_t get_u16(const uint8_t* in) {
+    return static_cast<uint16_t>(in[0] | (in[1] << 8));
+}
 
 uint32_t get_u32(const uint8_t* in) {
     uint32_t value = 0;
@@ -39,20 +41,24 @@ uint32_t get_u32(const uint8_t* in) {
     return value;
 }
 
-FormatDamage corrupt(const std::string& what) { return FormatDamage(FormatDamage::Kind::Corrupt, what); }
+FormatDamage corrupt(const std::string& what) {
+    return FormatDamage(FormatDamage::Kind::Corrupt, what);
+}
 
 } // namespace
 
 std::vector<uint8_t> encode_frame(std::span<const uint8_t> payload) {
     if (payload.size() > kMaxUncompressedFrameBytes) {
-        throw std::length_error(fmt::format("event batch of {} bytes exceeds the frame limit", payload.size()));
+        throw std::length_error(
+            fmt::format("event batch of {} bytes exceeds the frame limit", payload.size()));
     }
     std::vector<uint8_t> frame(kFrameHeaderSize + lzma_stream_buffer_bound(payload.size()));
     size_t compressed_end = kFrameHeaderSize;
     lzma_ret status = lzma_easy_buffer_encode(kCompressionPreset, LZMA_CHECK_NONE, nullptr, payload.data(),
                                               payload.size(), frame.data(), &compressed_end, frame.size());
     if (status != LZMA_OK) {
-        throw std::runtime_error(fmt::format("xz compression failed (lzma status {})", static_cast<int>(status)));
+        throw std::runtime_error(
+            fmt::format("xz compression failed (lzma status {})", static_cast<int>(status)));
     }
     frame.resize(compressed_end);
     const uint32_t compressed_length = static_cast<uint32_t>(compressed_end - kFrameHeaderSize);
@@ -93,7 +99,8 @@ FrameHeader parse_frame_header(std::span<const uint8_t, kFrameHeaderSize> bytes)
     }
     if (header.uncompressed_length == 0 || header.uncompressed_length > kMaxUncompressedFrameBytes ||
         header.uncompressed_length % 8 != 0) {
-        throw corrupt(fmt::format("frame uncompressed length {} is out of range", header.uncompressed_length));
+        throw corrupt(
+            fmt::format("frame uncompressed length {} is out of range", header.uncompressed_length));
     }
     return header;
 }
@@ -109,11 +116,13 @@ std::vector<uint8_t> decode_frame_payload(const FrameHeader& header, std::span<c
     uint64_t memory_limit = kDecoderMemoryLimit;
     size_t in_position = 0;
     size_t out_position = 0;
-    lzma_ret status = lzma_stream_buffer_decode(&memory_limit, 0, nullptr, compressed.data(), &in_position,
-                                                compressed.size(), payload.data(), &out_position, payload.size());
+    lzma_ret status =
+        lzma_stream_buffer_decode(&memory_limit, 0, nullptr, compressed.data(), &in_position,
+                                  compressed.size(), payload.data(), &out_position, payload.size());
     if (status != LZMA_OK || in_position != compressed.size() || out_position != payload.size()) {
-        throw corrupt(fmt::format("frame payload does not decompress to its declared {} bytes (lzma status {})",
-                                  header.uncompressed_length, static_cast<int>(status)));
+        throw corrupt(
+            fmt::format("frame payload does not decompress to its declared {} bytes (lzma status {})",
+                        header.uncompressed_length, static_cast<int>(status)));
     }
     return payload;
 }

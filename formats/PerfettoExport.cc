@@ -19,7 +19,9 @@ namespace {
 
 using nlohmann::json;
 
-double microseconds(uint64_t logical_ns) { return static_cast<double>(logical_ns) / 1000.0; }
+double microseconds(uint64_t logical_ns) {
+    return static_cast<double>(logical_ns) / 1000.0;
+}
 
 const char* reason_name(ScheduleEvent::Reason reason) {
     switch (reason) {
@@ -38,8 +40,14 @@ const char* reason_name(ScheduleEvent::Reason reason) {
 }
 
 json instant(const Event& event, std::string name, const char* category, json args) {
-    return json{{"ph", "i"}, {"s", "t"},         {"name", std::move(name)}, {"cat", category},
-                {"ts", microseconds(event.time)}, {"pid", event.pid}, {"tid", event.tid}, {"args", std::move(args)}};
+    return json{{"ph", "i"},
+                {"s", "t"},
+                {"name", std::move(name)},
+                {"cat", category},
+                {"ts", microseconds(event.time)},
+                {"pid", event.pid},
+                {"tid", event.tid},
+                {"args", std::move(args)}};
 }
 
 std::string printable(const std::vector<uint8_t>& data) {
@@ -101,8 +109,9 @@ std::optional<json> instant_for(const Event& event, const SyscallNameLookup& nam
                                 {"edx", payload.edx}});
             } else {
                 static_assert(std::is_same_v<Kind, StdioEvent>);
-                return instant(event, payload.fd == 2 ? "stderr" : "stdout", "output",
-                               {{"fd", payload.fd}, {"bytes", payload.data.size()}, {"text", printable(payload.data)}});
+                return instant(
+                    event, payload.fd == 2 ? "stderr" : "stdout", "output",
+                    {{"fd", payload.fd}, {"bytes", payload.data.size()}, {"text", printable(payload.data)}});
             }
         },
         event.payload);
@@ -110,14 +119,16 @@ std::optional<json> instant_for(const Event& event, const SyscallNameLookup& nam
 
 } // namespace
 
-json perfetto_trace(const RecordingMeta& meta, const std::vector<Event>& events, const SyscallNameLookup& names) {
+json perfetto_trace(const RecordingMeta& meta, const std::vector<Event>& events,
+                    const SyscallNameLookup& names) {
     json trace_events = json::array();
     std::map<int32_t, std::set<int32_t>> threads_by_process;
     for (const auto& event : events) {
         threads_by_process[event.pid].insert(event.tid);
     }
-    const std::string program =
-        meta.argv.empty() ? std::string("guest") : std::filesystem::path(meta.argv.front()).filename().string();
+    const std::string program = meta.argv.empty()
+                                    ? std::string("guest")
+                                    : std::filesystem::path(meta.argv.front()).filename().string();
     for (const auto& [pid, tids] : threads_by_process) {
         trace_events.push_back({{"ph", "M"},
                                 {"name", "process_name"},
@@ -139,15 +150,15 @@ json perfetto_trace(const RecordingMeta& meta, const std::vector<Event>& events,
             return;
         }
         const auto& schedule = std::get<ScheduleEvent>(running->payload);
-        trace_events.push_back({{"ph", "X"},
-                                {"name", "running"},
-                                {"cat", "schedule"},
-                                {"ts", microseconds(running->time)},
-                                {"dur", microseconds(end_time - std::min(end_time, running->time))},
-                                {"pid", running->pid},
-                                {"tid", running->tid},
-                                {"args", {{"previous_tid", schedule.previous_tid},
-                                          {"reason", reason_name(schedule.reason)}}}});
+        trace_events.push_back(
+            {{"ph", "X"},
+             {"name", "running"},
+             {"cat", "schedule"},
+             {"ts", microseconds(running->time)},
+             {"dur", microseconds(end_time - std::min(end_time, running->time))},
+             {"pid", running->pid},
+             {"tid", running->tid},
+             {"args", {{"previous_tid", schedule.previous_tid}, {"reason", reason_name(schedule.reason)}}}});
     };
     for (const auto& event : events) {
         if (std::holds_alternative<ScheduleEvent>(event.payload)) {

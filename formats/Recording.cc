@@ -139,7 +139,8 @@ void RecordingWriter::append(const Event& event) {
     }
 }
 
-RecordedFile RecordingWriter::add_file(const std::string& guest_path, const std::filesystem::path& host_path) {
+RecordedFile RecordingWriter::add_file(const std::string& guest_path,
+                                       const std::filesystem::path& host_path) {
     auto& state = *state_;
     RecordedFile entry;
     entry.path = guest_path;
@@ -169,7 +170,8 @@ RecordedFile RecordingWriter::add_file(const std::string& guest_path, const std:
                 if (got == 0) {
                     break;
                 }
-                write_all(out.get(), std::span<const uint8_t>(buffer.data(), got), temporary_path, state.meta.id);
+                write_all(out.get(), std::span<const uint8_t>(buffer.data(), got), temporary_path,
+                          state.meta.id);
                 offset += got;
             }
         }
@@ -183,7 +185,9 @@ RecordedFile RecordingWriter::add_file(const std::string& guest_path, const std:
     return entry;
 }
 
-void RecordingWriter::flush() { state_->write_pending_frame(); }
+void RecordingWriter::flush() {
+    state_->write_pending_frame();
+}
 
 void RecordingWriter::finish(int32_t exit_status, uint64_t guest_duration_ns) {
     auto& state = *state_;
@@ -203,9 +207,13 @@ void RecordingWriter::finish(int32_t exit_status, uint64_t guest_duration_ns) {
     state.finished = true;
 }
 
-uint64_t RecordingWriter::event_count() const { return state_->written_events + state_->pending.size(); }
+uint64_t RecordingWriter::event_count() const {
+    return state_->written_events + state_->pending.size();
+}
 
-const std::filesystem::path& RecordingWriter::directory() const { return state_->directory; }
+const std::filesystem::path& RecordingWriter::directory() const {
+    return state_->directory;
+}
 
 // ---------------------------------------------------------------------------------------------------------
 
@@ -224,19 +232,20 @@ RecordingMeta read_meta(const std::filesystem::path& directory, const std::strin
     }
     const auto path = directory / kMetaFile;
     UniqueFd fd = open_for_reading(path, label);
-    struct stat status{};
+    struct stat status {};
     if (::fstat(fd.get(), &status) != 0) {
         throw_io_error(label, path, errno);
     }
     const auto size = static_cast<uint64_t>(status.st_size);
     if (size == 0 || size > kMaxMetaBytes || size % sizeof(capnp::word) != 0) {
-        throw Error(ErrorCode::RecordingCorrupt, label, fmt::format("{} has an invalid size of {} bytes",
-                                                                    kMetaFile, size));
+        throw Error(ErrorCode::RecordingCorrupt, label,
+                    fmt::format("{} has an invalid size of {} bytes", kMetaFile, size));
     }
     auto words = kj::heapArray<capnp::word>(size / sizeof(capnp::word));
     auto bytes = words.asBytes();
     if (read_at(fd.get(), std::span<uint8_t>(bytes.begin(), bytes.size()), 0, path, label) != size) {
-        throw Error(ErrorCode::RecordingCorrupt, label, fmt::format("{} changed while it was read", kMetaFile));
+        throw Error(ErrorCode::RecordingCorrupt, label,
+                    fmt::format("{} changed while it was read", kMetaFile));
     }
     capnp::ReaderOptions options;
     options.traversalLimitInWords = words.size() * 2 + 1024;
@@ -255,8 +264,9 @@ RecordingMeta read_meta(const std::filesystem::path& directory, const std::strin
 }
 
 bool is_sha256_name(const std::string& name) {
-    return name.size() == 64 &&
-           std::all_of(name.begin(), name.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+    return name.size() == 64 && std::all_of(name.begin(), name.end(), [](char c) {
+               return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+           });
 }
 
 } // namespace
@@ -283,7 +293,8 @@ struct RecordingReader::State {
     uint64_t end_offset_of_last_frame = 0;
 
     // Reads and validates the frame at `offset`; returns false on a clean end of the stream.
-    bool read_frame(uint64_t offset, uint64_t first_index, std::vector<Event>& events, uint64_t& next_offset) {
+    bool read_frame(uint64_t offset, uint64_t first_index, std::vector<Event>& events,
+                    uint64_t& next_offset) {
         std::array<uint8_t, kFrameHeaderSize> header_bytes{};
         size_t got = read_at(events_fd.get(), header_bytes, offset, events_path(), label);
         if (got == 0) {
@@ -304,10 +315,12 @@ struct RecordingReader::State {
             return true;
         } catch (const FormatDamage& damage) {
             if (damage.kind() == FormatDamage::Kind::UnsupportedVersion) {
-                throw Error(ErrorCode::RecordingVersion, label, damage.found_version(), schema::FORMAT_VERSION);
+                throw Error(ErrorCode::RecordingVersion, label, damage.found_version(),
+                            schema::FORMAT_VERSION);
             }
-            throw Error(ErrorCode::RecordingCorrupt, label,
-                        fmt::format("{} at byte {} (event {}): {}", kEventsFile, offset, first_index, damage.what()));
+            throw Error(
+                ErrorCode::RecordingCorrupt, label,
+                fmt::format("{} at byte {} (event {}): {}", kEventsFile, offset, first_index, damage.what()));
         }
     }
 
@@ -338,8 +351,8 @@ struct RecordingReader::State {
             const auto& frame = frames[index];
             if (!read_frame(frame.offset, frame.first_index, batch, next_offset) ||
                 batch.size() != frame.event_count) {
-                throw Error(ErrorCode::RecordingCorrupt, label, fmt::format("{} changed while it was read",
-                                                                            kEventsFile));
+                throw Error(ErrorCode::RecordingCorrupt, label,
+                            fmt::format("{} changed while it was read", kEventsFile));
             }
             loaded_frame = index;
         }
@@ -347,8 +360,9 @@ struct RecordingReader::State {
     }
 
     size_t frame_of_event(uint64_t index) const {
-        auto after = std::upper_bound(frames.begin(), frames.end(), index,
-                                      [](uint64_t value, const FrameLocation& frame) { return value < frame.first_index; });
+        auto after = std::upper_bound(
+            frames.begin(), frames.end(), index,
+            [](uint64_t value, const FrameLocation& frame) { return value < frame.first_index; });
         return static_cast<size_t>(after - frames.begin()) - 1;
     }
 
@@ -387,9 +401,13 @@ RecordingReader::RecordingReader(std::filesystem::path directory) : state_(std::
 RecordingReader::~RecordingReader() = default;
 RecordingReader::RecordingReader(RecordingReader&&) noexcept = default;
 
-const RecordingMeta& RecordingReader::meta() const { return state_->meta; }
+const RecordingMeta& RecordingReader::meta() const {
+    return state_->meta;
+}
 
-const std::filesystem::path& RecordingReader::directory() const { return state_->directory; }
+const std::filesystem::path& RecordingReader::directory() const {
+    return state_->directory;
+}
 
 std::vector<Event> RecordingReader::read_all() {
     seek(0);

@@ -72,8 +72,15 @@ void Connection::send_console_output(std::string_view text) {
 }
 
 bool Connection::interrupt_requested() {
-    while (!closed_ && socket_.wait_readable(0)) {
-        fill_from_socket();
+    // This runs inside the target's resume loop, so a broken connection must not unwind through the
+    // target: it reads as a closed one, and the next read or write reports it to the server.
+    try {
+        while (!closed_ && socket_.wait_readable(0)) {
+            fill_from_socket();
+        }
+    } catch (const TransportError& error) {
+        spdlog::debug("gdbserver: connection failed while the target ran: {}", error.reason());
+        closed_ = true;
     }
     // A vanished gdb cannot ask for the stop it would be waiting for; stopping is the only useful answer.
     bool requested = interrupted_ || closed_;

@@ -23,8 +23,8 @@ public:
     void send_reply(std::string_view payload);
     // Sends text for gdb's console as an 'O' packet (used for monitor command output).
     void send_console_output(std::string_view text);
-    // Non-blocking: whether gdb sent the interrupt byte (0x03) since the last call. Packets that arrive
-    // meanwhile are kept for read_request.
+    // Non-blocking and never throws: whether gdb sent the interrupt byte (0x03) since the last call, or
+    // went away. Packets that arrive meanwhile are kept for read_request.
     bool interrupt_requested();
     // Stops acknowledging packets; called after replying to QStartNoAckMode.
     void disable_acks() { acks_ = false; }

@@ -163,7 +163,8 @@ class Target {
 public:
     virtual ~Target() = default;
 
-    // All live threads, the thread that stopped first. Never empty while a process lives.
+    // All live threads; the first is the default thread gdb selects (normally the one that stopped).
+    // Never empty while a process lives.
     virtual std::vector<ThreadId> threads() = 0;
     // Why the target is stopped now: the answer to `?` when gdb connects.
     virtual StopReason stop_reason() = 0;

@@ -53,8 +53,12 @@ std::optional<std::string_view> lookup(uint64_t value, std::initializer_list<Fla
     return std::nullopt;
 }
 
-std::string hex(uint64_t value) { return value == 0 ? "0" : fmt::format("{:#x}", value); }
-std::string pointer(uint64_t value) { return value == 0 ? "NULL" : fmt::format("{:#x}", value); }
+std::string hex(uint64_t value) {
+    return value == 0 ? "0" : fmt::format("{:#x}", value);
+}
+std::string pointer(uint64_t value) {
+    return value == 0 ? "NULL" : fmt::format("{:#x}", value);
+}
 
 std::optional<std::vector<uint8_t>> read_buffer(GuestMemory& memory, uint64_t address, size_t length) {
     std::vector<uint8_t> bytes(length);
@@ -195,26 +199,13 @@ std::string format_futex_op(uint64_t op) {
 }
 
 std::string format_fcntl_cmd(uint64_t cmd) {
-    auto name = lookup(cmd, {{0, "F_DUPFD"},
-                             {1, "F_GETFD"},
-                             {2, "F_SETFD"},
-                             {3, "F_GETFL"},
-                             {4, "F_SETFL"},
-                             {5, "F_GETLK"},
-                             {6, "F_SETLK"},
-                             {7, "F_SETLKW"},
-                             {8, "F_SETOWN"},
-                             {9, "F_GETOWN"},
-                             {10, "F_SETSIG"},
-                             {11, "F_GETSIG"},
-                             {36, "F_OFD_GETLK"},
-                             {37, "F_OFD_SETLK"},
-                             {38, "F_OFD_SETLKW"},
-                             {1030, "F_DUPFD_CLOEXEC"},
-                             {1031, "F_SETPIPE_SZ"},
-                             {1032, "F_GETPIPE_SZ"},
-                             {1033, "F_ADD_SEALS"},
-                             {1034, "F_GET_SEALS"}});
+    auto name = lookup(
+        cmd,
+        {{0, "F_DUPFD"},         {1, "F_GETFD"},         {2, "F_SETFD"},        {3, "F_GETFL"},
+         {4, "F_SETFL"},         {5, "F_GETLK"},         {6, "F_SETLK"},        {7, "F_SETLKW"},
+         {8, "F_SETOWN"},        {9, "F_GETOWN"},        {10, "F_SETSIG"},      {11, "F_GETSIG"},
+         {36, "F_OFD_GETLK"},    {37, "F_OFD_SETLK"},    {38, "F_OFD_SETLKW"},  {1030, "F_DUPFD_CLOEXEC"},
+         {1031, "F_SETPIPE_SZ"}, {1032, "F_GETPIPE_SZ"}, {1033, "F_ADD_SEALS"}, {1034, "F_GET_SEALS"}});
     return name ? std::string(*name) : hex(cmd);
 }
 
@@ -289,7 +280,9 @@ std::string join_open_status_flags(uint64_t flags, std::string prefix) {
                       std::move(prefix));
 }
 
-bool failed(int64_t result) { return result < 0 && result >= -4095; }
+bool failed(int64_t result) {
+    return result < 0 && result >= -4095;
+}
 
 // Renders one argument of the kinds that need guest memory or a table lookup.
 class ArgumentRenderer {
@@ -607,14 +600,18 @@ std::string quote_bytes(const uint8_t* data, size_t length, bool truncated) {
     return text;
 }
 
-std::string format_mode(uint64_t mode) { return mode == 0 ? "000" : fmt::format("0{:o}", mode); }
+std::string format_mode(uint64_t mode) {
+    return mode == 0 ? "000" : fmt::format("0{:o}", mode);
+}
 
 std::string format_open_flags(uint64_t flags) {
     static constexpr std::string_view kAccessModes[] = {"O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE"};
     return join_open_status_flags(flags & ~3ULL, std::string(kAccessModes[flags & 3]));
 }
 
-std::string format_status_flags(uint64_t flags) { return join_open_status_flags(flags, {}); }
+std::string format_status_flags(uint64_t flags) {
+    return join_open_status_flags(flags, {});
+}
 
 std::string format_mmap_prot(uint64_t prot) {
     if (prot == 0) {
@@ -695,7 +692,9 @@ std::string format_at_flags(uint64_t flags) {
                               {0x4000, "AT_STATX_DONT_SYNC"}});
 }
 
-std::string format_signal(int signal) { return signal_text(signal); }
+std::string format_signal(int signal) {
+    return signal_text(signal);
+}
 
 SyscallFormatter::SyscallFormatter(SyscallFormatOptions options) : options_(options) {}
 
@@ -725,7 +724,8 @@ PendingSyscall SyscallFormatter::format_entry(GuestMemory& memory, int number,
     return call;
 }
 
-std::string SyscallFormatter::format_exit(GuestMemory& memory, const PendingSyscall& call, int64_t result) const {
+std::string SyscallFormatter::format_exit(GuestMemory& memory, const PendingSyscall& call,
+                                          int64_t result) const {
     std::string text = std::string(call.row ? call.row->name : fmt::format("syscall_{}", call.number)) + "(";
     bool first = true;
     for (const auto& argument : call.arguments) {
@@ -774,7 +774,8 @@ std::string SyscallFormatter::format_result(const SyscallRow* row, int64_t resul
     return fmt::format(" = {}", result);
 }
 
-std::string SyscallFormatter::render_input(GuestMemory& memory, const PendingSyscall& call, size_t index) const {
+std::string SyscallFormatter::render_input(GuestMemory& memory, const PendingSyscall& call,
+                                           size_t index) const {
     uint64_t value = call.args[index];
     const ArgSpec spec = call.row ? call.row->args[index] : ArgSpec{};
     uint64_t size_value = spec.size_arg >= 0 ? call.args[static_cast<size_t>(spec.size_arg)] : 0;
@@ -791,7 +792,8 @@ std::string SyscallFormatter::render_input(GuestMemory& memory, const PendingSys
     case ArgKind::OpenMode:
         return format_mode(value);
     case ArgKind::DirFd:
-        return static_cast<int32_t>(value) == kAtFdcwd ? "AT_FDCWD" : std::to_string(static_cast<int32_t>(value));
+        return static_cast<int32_t>(value) == kAtFdcwd ? "AT_FDCWD"
+                                                       : std::to_string(static_cast<int32_t>(value));
     case ArgKind::Pointer:
         return pointer(value);
     case ArgKind::OpenFlags:
@@ -815,7 +817,8 @@ std::string SyscallFormatter::render_input(GuestMemory& memory, const PendingSys
     case ArgKind::FcntlCmd:
         return format_fcntl_cmd(value);
     case ArgKind::SeekWhence: {
-        auto name = lookup(value, {{0, "SEEK_SET"}, {1, "SEEK_CUR"}, {2, "SEEK_END"}, {3, "SEEK_DATA"}, {4, "SEEK_HOLE"}});
+        auto name = lookup(
+            value, {{0, "SEEK_SET"}, {1, "SEEK_CUR"}, {2, "SEEK_END"}, {3, "SEEK_DATA"}, {4, "SEEK_HOLE"}});
         return name ? std::string(*name) : std::to_string(static_cast<int32_t>(value));
     }
     case ArgKind::SigmaskHow: {

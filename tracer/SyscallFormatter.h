@@ -52,7 +52,8 @@ private:
     // "name(arguments" for the call, outputs rendered as their address.
     std::string format_call_start(const PendingSyscall& call) const;
     std::string render_input(GuestMemory& memory, const PendingSyscall& call, size_t index) const;
-    std::string render_output(GuestMemory& memory, const PendingSyscall& call, size_t index, int64_t result) const;
+    std::string render_output(GuestMemory& memory, const PendingSyscall& call, size_t index,
+                              int64_t result) const;
 
     SyscallFormatOptions options_;
 };

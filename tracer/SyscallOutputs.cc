@@ -35,8 +35,8 @@ uint64_t ioctl_output_size(uint64_t request) {
         return kTermiosSize;
     case 0x5413: // TIOCGWINSZ
         return 8;
-    case 0x540F: // TIOCGPGRP
-    case 0x541B: // FIONREAD
+    case 0x540F:     // TIOCGPGRP
+    case 0x541B:     // FIONREAD
     case 0x80045430: // TIOCGPTN
         return 4;
     default:
@@ -131,10 +131,12 @@ public:
             message_header(address, count);
             break;
         case ArgKind::SockaddrOut:
-            add(address, std::min(written_length(args_[static_cast<size_t>(spec.size_arg)]), kSockaddrStorageSize));
+            add(address,
+                std::min(written_length(args_[static_cast<size_t>(spec.size_arg)]), kSockaddrStorageSize));
             break;
         case ArgKind::SockoptOut:
-            add(address, std::min(written_length(args_[static_cast<size_t>(spec.size_arg)]), kMaxSockoptSize));
+            add(address,
+                std::min(written_length(args_[static_cast<size_t>(spec.size_arg)]), kMaxSockoptSize));
             break;
         default:
             add(address, fixed_output_size(spec.kind));
@@ -209,7 +211,9 @@ private:
     std::vector<OutputRange> ranges_;
 };
 
-bool failed(int64_t result) { return result < 0 && result >= -4095; }
+bool failed(int64_t result) {
+    return result < 0 && result >= -4095;
+}
 
 std::vector<OutputRange> collect_outputs(const SyscallRow& row, const std::array<uint64_t, 6>& args,
                                          int64_t result, GuestMemory* memory) {

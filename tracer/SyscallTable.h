@@ -50,42 +50,44 @@ enum class ArgKind : uint8_t {
     IovecIn,     // iovec array, count from size_arg
     PollFds,     // struct pollfd array, count from size_arg; the kernel also writes revents
     // Memory the kernel writes (outputs).
-    OutBuffer,       // bytes; capacity from size_arg, the result says how many were written
-    DirentsOut,      // linux_dirent(64) records; capacity from size_arg, result bytes written
-    IovecOut,        // iovec array, count from size_arg; result bytes scattered over it
-    MsghdrOut,       // struct msghdr of recvmsg: name, iovecs and control are written
-    StatOut,         // struct stat, 144 bytes
-    StatxOut,        // struct statx, 256 bytes
-    StatfsOut,       // struct statfs, 120 bytes
-    TimespecOut,     // 16 bytes
-    TimevalOut,      // 16 bytes
-    TimezoneOut,     // 8 bytes
-    TimeOut,         // time_t, 8 bytes
-    ItimervalOut,    // 32 bytes
-    ItimerspecOut,   // 32 bytes
-    IntOut,          // int, 4 bytes
-    UnsignedOut,     // unsigned int, 4 bytes
-    WaitStatusOut,   // int wait status, 4 bytes
-    FdPairOut,       // int[2], 8 bytes
-    UtsnameOut,      // struct utsname, 390 bytes
-    SysinfoOut,      // struct sysinfo, 112 bytes
-    RusageOut,       // struct rusage, 144 bytes
-    TmsOut,          // struct tms, 32 bytes
-    RlimitOut,       // struct rlimit, 16 bytes
-    SiginfoOut,      // siginfo_t, 128 bytes
-    SigsetOut,       // signal set, size from size_arg
-    SigactionOut,    // struct kernel_sigaction with a mask of size_arg bytes
-    GroupsOut,       // gid_t array, result entries
-    CpuSetOut,       // cpu mask, result bytes
-    EpollEventsOut,  // struct epoll_event (12 bytes) array, result entries
-    FdSetInOut,      // fd_set, size from nfds in size_arg
-    SockaddrOut,     // socket address, length from the socklen_t the kernel writes at size_arg
-    SockoptOut,      // socket option value, length from the socklen_t the kernel writes at size_arg
-    SocklenInOut,    // socklen_t the kernel reads and rewrites, 4 bytes
-    IoctlArg,        // depends on the request in argument 1 (TCGETS, FIONREAD, TIOCGWINSZ...)
+    OutBuffer,      // bytes; capacity from size_arg, the result says how many were written
+    DirentsOut,     // linux_dirent(64) records; capacity from size_arg, result bytes written
+    IovecOut,       // iovec array, count from size_arg; result bytes scattered over it
+    MsghdrOut,      // struct msghdr of recvmsg: name, iovecs and control are written
+    StatOut,        // struct stat, 144 bytes
+    StatxOut,       // struct statx, 256 bytes
+    StatfsOut,      // struct statfs, 120 bytes
+    TimespecOut,    // 16 bytes
+    TimevalOut,     // 16 bytes
+    TimezoneOut,    // 8 bytes
+    TimeOut,        // time_t, 8 bytes
+    ItimervalOut,   // 32 bytes
+    ItimerspecOut,  // 32 bytes
+    IntOut,         // int, 4 bytes
+    UnsignedOut,    // unsigned int, 4 bytes
+    WaitStatusOut,  // int wait status, 4 bytes
+    FdPairOut,      // int[2], 8 bytes
+    UtsnameOut,     // struct utsname, 390 bytes
+    SysinfoOut,     // struct sysinfo, 112 bytes
+    RusageOut,      // struct rusage, 144 bytes
+    TmsOut,         // struct tms, 32 bytes
+    RlimitOut,      // struct rlimit, 16 bytes
+    SiginfoOut,     // siginfo_t, 128 bytes
+    SigsetOut,      // signal set, size from size_arg
+    SigactionOut,   // struct kernel_sigaction with a mask of size_arg bytes
+    GroupsOut,      // gid_t array, result entries
+    CpuSetOut,      // cpu mask, result bytes
+    EpollEventsOut, // struct epoll_event (12 bytes) array, result entries
+    FdSetInOut,     // fd_set, size from nfds in size_arg
+    SockaddrOut,    // socket address, length from the socklen_t the kernel writes at size_arg
+    SockoptOut,     // socket option value, length from the socklen_t the kernel writes at size_arg
+    SocklenInOut,   // socklen_t the kernel reads and rewrites, 4 bytes
+    IoctlArg,       // depends on the request in argument 1 (TCGETS, FIONREAD, TIOCGWINSZ...)
 };
 
-constexpr bool is_output(ArgKind kind) { return kind >= ArgKind::OutBuffer; }
+constexpr bool is_output(ArgKind kind) {
+    return kind >= ArgKind::OutBuffer;
+}
 
 struct ArgSpec {
     ArgKind kind = ArgKind::Hex;

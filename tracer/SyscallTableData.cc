@@ -10,6 +10,8 @@ namespace {
 
 using enum ArgKind;
 
+// One row per line, so the table reads (and diffs) as a table.
+// clang-format off
 constexpr SyscallRow kRows[] = {
     {0, "read", 3, {{{Fd}, {OutBuffer, 2}, {Unsigned}}}, ResultKind::Decimal, Determinism::Blocking},
     {1, "write", 3, {{{Fd}, {InBuffer, 2}, {Unsigned}}}, ResultKind::Decimal, Determinism::Blocking},
@@ -386,9 +388,12 @@ constexpr SyscallRow kRows[] = {
     {461, "lsm_list_modules", 3, {{{Hex}, {Hex}, {Hex}}}, ResultKind::Decimal, Determinism::Pure},
     {462, "mseal", 3, {{{Hex}, {Hex}, {Hex}}}, ResultKind::Decimal, Determinism::Pure},
 };
+// clang-format on
 
 } // namespace
 
-std::span<const SyscallRow> syscall_table() { return kRows; }
+std::span<const SyscallRow> syscall_table() {
+    return kRows;
+}
 
 } // namespace hermit::tracer

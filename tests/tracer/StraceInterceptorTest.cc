@@ -1,6 +1,6 @@
 // hermit's strace printer on a real traced guest (tests/guests/syscalls_strace.c).
-#include "tracer/Session.h"
 #include "tracer/StraceInterceptor.h"
+#include "tracer/Session.h"
 
 #include "formats/Error.h"
 
@@ -57,18 +57,21 @@ protected:
 TEST_F(StraceInterceptorTest, PrintsDecodedCallsOfARealGuest) {
     EXPECT_EQ(run_guest(), 3);
     std::string trace = read_file(trace_path_);
-    EXPECT_NE(trace.find("openat(AT_FDCWD, \"/nonexistent-hermit-strace\", O_RDONLY) = -1 ENOENT (No such file or "
-                         "directory)\n"),
-              std::string::npos)
+    EXPECT_NE(
+        trace.find("openat(AT_FDCWD, \"/nonexistent-hermit-strace\", O_RDONLY) = -1 ENOENT (No such file or "
+                   "directory)\n"),
+        std::string::npos)
         << trace;
-    EXPECT_TRUE(std::regex_search(trace, std::regex(R"(openat\(AT_FDCWD, "/dev/null", O_WRONLY\|O_CLOEXEC\) = (\d+)\n)")))
+    EXPECT_TRUE(std::regex_search(
+        trace, std::regex(R"(openat\(AT_FDCWD, "/dev/null", O_WRONLY\|O_CLOEXEC\) = (\d+)\n)")))
         << trace;
     EXPECT_TRUE(std::regex_search(trace, std::regex(R"(\nwrite\(\d+, "hello\\n", 6\) = 6\n)"))) << trace;
     EXPECT_TRUE(std::regex_search(trace, std::regex(R"(\npipe2\(\[\d+, \d+\], O_CLOEXEC\) = 0\n)"))) << trace;
     // The read's buffer is an output: it shows what the kernel wrote, NUL escaped.
     EXPECT_TRUE(std::regex_search(trace, std::regex(R"(\nread\(\d+, "ab\\0c", 8\) = 4\n)"))) << trace;
     // After the second thread appears, lines name their thread, like strace -f.
-    EXPECT_TRUE(std::regex_search(trace, std::regex(R"(\[pid \d+\] write\(\d+, "from the thread\\n", 16\) = 16\n)")))
+    EXPECT_TRUE(
+        std::regex_search(trace, std::regex(R"(\[pid \d+\] write\(\d+, "from the thread\\n", 16\) = 16\n)")))
         << trace;
     EXPECT_TRUE(std::regex_search(trace, std::regex(R"(\[pid \d+\] exit_group\(3\) = \?\n)"))) << trace;
     EXPECT_EQ(trace.find("<unfinished ...>"), std::string::npos) << trace;
@@ -80,7 +83,8 @@ TEST_F(StraceInterceptorTest, UnwritableOutputFileIsAnError) {
         FAIL() << "expected an error";
     } catch (const Error& error) {
         EXPECT_EQ(error.code(), ErrorCode::StraceOutputUnavailable);
-        EXPECT_NE(std::string(error.what()).find("No such file or directory"), std::string::npos) << error.what();
+        EXPECT_NE(std::string(error.what()).find("No such file or directory"), std::string::npos)
+            << error.what();
     }
 }
 

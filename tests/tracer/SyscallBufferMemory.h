@@ -23,8 +23,12 @@ public:
         }
         write(address, data, length);
     }
-    void place_string(uint64_t address, const std::string& text) { place(address, text.c_str(), text.size() + 1); }
-    template <typename T> void place_value(uint64_t address, const T& value) { place(address, &value, sizeof value); }
+    void place_string(uint64_t address, const std::string& text) {
+        place(address, text.c_str(), text.size() + 1);
+    }
+    template <typename T> void place_value(uint64_t address, const T& value) {
+        place(address, &value, sizeof value);
+    }
 
     bool read(uint64_t address, void* buffer, size_t length) override {
         return copy(address, length, [&](uint8_t* page_bytes, size_t done, size_t count) {

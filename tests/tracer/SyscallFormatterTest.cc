@@ -1,6 +1,6 @@
 // strace-style rendering of syscalls from table rows and guest memory held in buffers.
-#include "SyscallBufferMemory.h"
 #include "tracer/SyscallFormatter.h"
+#include "SyscallBufferMemory.h"
 
 #include <gtest/gtest.h>
 
@@ -57,9 +57,10 @@ TEST_F(SyscallFormatterTest, OtherFlagNames) {
     EXPECT_EQ(format_mmap_prot(PROT_NONE), "PROT_NONE");
     EXPECT_EQ(format_mmap_prot(PROT_READ | PROT_WRITE), "PROT_READ|PROT_WRITE");
     EXPECT_EQ(format_mmap_flags(MAP_PRIVATE | MAP_ANONYMOUS), "MAP_PRIVATE|MAP_ANONYMOUS");
-    EXPECT_EQ(format_mmap_flags(MAP_PRIVATE | MAP_FIXED | MAP_DENYWRITE), "MAP_PRIVATE|MAP_FIXED|MAP_DENYWRITE");
-    EXPECT_EQ(format_clone_flags(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
-                                 CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID),
+    EXPECT_EQ(format_mmap_flags(MAP_PRIVATE | MAP_FIXED | MAP_DENYWRITE),
+              "MAP_PRIVATE|MAP_FIXED|MAP_DENYWRITE");
+    EXPECT_EQ(format_clone_flags(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+                                 CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID),
               "CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|CLONE_SETTLS|"
               "CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID");
     EXPECT_EQ(format_clone_flags(CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD),
@@ -99,7 +100,8 @@ TEST_F(SyscallFormatterTest, EscapesLikeStrace) {
 }
 
 TEST_F(SyscallFormatterTest, ErrnoAndResultKinds) {
-    EXPECT_EQ(SyscallFormatter::format_result(find_syscall("close"), -EBADF), " = -1 EBADF (Bad file descriptor)");
+    EXPECT_EQ(SyscallFormatter::format_result(find_syscall("close"), -EBADF),
+              " = -1 EBADF (Bad file descriptor)");
     EXPECT_EQ(SyscallFormatter::format_result(find_syscall("mmap"), 0x7f0000001000), " = 0x7f0000001000");
     EXPECT_EQ(SyscallFormatter::format_result(find_syscall("mmap"), -ENOMEM),
               " = -1 ENOMEM (Cannot allocate memory)");
@@ -110,10 +112,11 @@ TEST_F(SyscallFormatterTest, ErrnoAndResultKinds) {
 }
 
 TEST_F(SyscallFormatterTest, MmapAndUnknownCalls) {
-    EXPECT_EQ(line(__NR_mmap,
-                   {0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, static_cast<uint64_t>(-1), 0},
-                   0x7f0000000000),
-              "mmap(NULL, 8192, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f0000000000");
+    EXPECT_EQ(
+        line(__NR_mmap,
+             {0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, static_cast<uint64_t>(-1), 0},
+             0x7f0000000000),
+        "mmap(NULL, 8192, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f0000000000");
     EXPECT_EQ(line(500, {1, 2, 3, 4, 5, 6}, -ENOSYS),
               "syscall_500(0x1, 0x2, 0x3, 0x4, 0x5, 0x6) = -1 ENOSYS (Function not implemented)");
     EXPECT_EQ(line(__NR_getpid, {}, 1), "getpid() = 1");
@@ -130,8 +133,11 @@ TEST_F(SyscallFormatterTest, StatAndTimeOutputs) {
     st.st_mode = S_IFCHR | 0666;
     st.st_rdev = makedev(1, 3);
     memory.place_value(0x3000, st);
-    EXPECT_EQ(line(__NR_fstat, {0, 0x3000}, 0), "fstat(0, {st_mode=S_IFCHR|0666, st_rdev=makedev(0x1, 0x3), ...}) = 0");
-    struct timespec ts {5, 250};
+    EXPECT_EQ(line(__NR_fstat, {0, 0x3000}, 0),
+              "fstat(0, {st_mode=S_IFCHR|0666, st_rdev=makedev(0x1, 0x3), ...}) = 0");
+    struct timespec ts {
+        5, 250
+    };
     memory.place_value(0x4000, ts);
     EXPECT_EQ(line(__NR_clock_gettime, {CLOCK_MONOTONIC, 0x4000}, 0),
               "clock_gettime(CLOCK_MONOTONIC, {tv_sec=5, tv_nsec=250}) = 0");
@@ -176,9 +182,10 @@ TEST_F(SyscallFormatterTest, SignalsAndSignalSets) {
         uint64_t handler, flags, restorer, mask;
     } action{1, 0x04000000, 0x401000, 0};
     memory.place_value(0x2000, action);
-    EXPECT_EQ(line(__NR_rt_sigaction, {SIGPIPE, 0x2000, 0, 8}, 0),
-              "rt_sigaction(SIGPIPE, {sa_handler=SIG_IGN, sa_mask=[], sa_flags=SA_RESTORER, sa_restorer=0x401000}, "
-              "NULL, 8) = 0");
+    EXPECT_EQ(
+        line(__NR_rt_sigaction, {SIGPIPE, 0x2000, 0, 8}, 0),
+        "rt_sigaction(SIGPIPE, {sa_handler=SIG_IGN, sa_mask=[], sa_flags=SA_RESTORER, sa_restorer=0x401000}, "
+        "NULL, 8) = 0");
 }
 
 TEST_F(SyscallFormatterTest, PipesWaitStatusAndDirents) {
@@ -198,7 +205,8 @@ TEST_F(SyscallFormatterTest, PipesWaitStatusAndDirents) {
     dirents[16] = 24;
     dirents[24 + 16] = 32;
     memory.place(0x3000, dirents, sizeof dirents);
-    EXPECT_EQ(line(__NR_getdents64, {3, 0x3000, 32768}, 56), "getdents64(3, 0x3000 /* 2 entries */, 32768) = 56");
+    EXPECT_EQ(line(__NR_getdents64, {3, 0x3000, 32768}, 56),
+              "getdents64(3, 0x3000 /* 2 entries */, 32768) = 56");
 }
 
 TEST_F(SyscallFormatterTest, WritevAndReadvIovecs) {
@@ -213,9 +221,11 @@ TEST_F(SyscallFormatterTest, WritevAndReadvIovecs) {
 }
 
 TEST_F(SyscallFormatterTest, FutexAndUnfinishedCalls) {
-    EXPECT_EQ(line(__NR_futex, {0x1000, 128 | 0, 2, 0, 0, 0}, -EAGAIN),
-              "futex(0x1000, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0) = -1 EAGAIN (Resource temporarily unavailable)");
-    EXPECT_EQ(formatter.format_unfinished(formatter.format_entry(memory, __NR_exit_group, {3})), "exit_group(3) = ?");
+    EXPECT_EQ(
+        line(__NR_futex, {0x1000, 128 | 0, 2, 0, 0, 0}, -EAGAIN),
+        "futex(0x1000, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0) = -1 EAGAIN (Resource temporarily unavailable)");
+    EXPECT_EQ(formatter.format_unfinished(formatter.format_entry(memory, __NR_exit_group, {3})),
+              "exit_group(3) = ?");
     EXPECT_EQ(formatter.format_unfinished(formatter.format_entry(memory, __NR_read, {0, 0x1000, 10})),
               "read(0, 0x1000, 10 <unfinished ...>");
 }

@@ -1,17 +1,17 @@
 // The syscall table as data: row numbering against the kernel header, lookups, policies, and the memory
 // ranges the recorder captures at syscall exit.
+#include "tracer/SyscallTable.h"
 #include "SyscallBufferMemory.h"
 #include "tracer/KernelNames.h"
-#include "tracer/SyscallTable.h"
 
 #include <gtest/gtest.h>
 
 #include <asm/unistd_64.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
-#include <sys/resource.h>
-#include <signal.h>
 
 #include <cerrno>
 #include <set>

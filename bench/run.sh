@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Times each workload natively, under `strace -f` and under `hermit run`, in one run, and prints a
+# Markdown table of medians. Workloads and modes are the data arrays below: add a mode (for example
+# record or replay) as one more "name|command prefix" line.
+#
+# Usage: ./bench/run.sh [--quick] BUILD_DIR
+#   --quick  one run per cell and a tenth of the loop counts (a smoke test, not a measurement)
+set -euo pipefail
+
+usage() {
+    echo "usage: $0 [--quick] BUILD_DIR" >&2
+    exit 2
+}
+
+quick=0
+build_dir=""
+for argument in "$@"; do
+    case $argument in
+    --quick) quick=1 ;;
+    -h | --help) usage ;;
+    *) [[ -z $build_dir ]] || usage; build_dir=$argument ;;
+    esac
+done
+[[ -n $build_dir ]] || usage
+hermit=$(realpath "$build_dir")/hermit
+[[ -x $hermit ]] || { echo "no hermit binary at $hermit" >&2; exit 2; }
+command -v strace >/dev/null || { echo "strace is not installed" >&2; exit 2; }
+
+bench_dir=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d /tmp/hermit-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+"$bench_dir/workloads/prepare.sh" "$work"
+
+if ((quick)); then
+    runs=1 syscalls=20000 cpu_rounds=60000000 lock_rounds=5000
+else
+    runs=3 syscalls=200000 cpu_rounds=600000000 lock_rounds=50000
+fi
+# A cell that takes longer than this is reported as a timeout instead of stalling the whole table.
+time_limit=300
+# The real interpreter, not a version-manager shim, so every mode runs the same binary.
+python=$(command -v /usr/bin/python3 || command -v python3)
+
+# name|command prefix
+modes=(
+    "native|"
+    "strace -f|strace -f -o /dev/null"
+    "hermit|$hermit run --"
+)
+
+# name|preparation before each timed run (not timed)|command
+workloads=(
+    "getpid x$syscalls|true|$work/getpid_loop $syscalls"
+    "write x$syscalls|true|$work/write_loop $work/writes.out $syscalls"
+    "cpu loop|true|$work/cpu_loop $cpu_rounds"
+    "4-thread mutex|true|$work/mutex_threads $lock_rounds"
+    "python sum|true|$python -c 'print(sum(range(10**6)))'"
+    "sqlite3 50k inserts|rm -f $work/bench.db|sqlite3 $work/bench.db < $work/inserts.sql"
+    "git add 300 files|rm -rf $work/repo/.git && git -C $work/repo init -q|git -C $work/repo add ."
+    "make -j2 20 files|make -s -C $work/project clean|make -s -C $work/project -j2"
+    "sort 5 MB|rm -f $work/sorted.txt|sort -o $work/sorted.txt $work/lines.txt"
+)
+
+# Prints the median wall time in seconds of `runs` runs of COMMAND, or "fail"/"timeout".
+median_seconds() {
+    local prepare=$1 command="timeout $time_limit $2"
+    if command -v hyperfine >/dev/null; then
+        local json=$work/hyperfine.json
+        if ! hyperfine --runs "$runs" --prepare "$prepare" --style none --export-json "$json" "$command" \
+            >/dev/null 2>"$work/hyperfine.err"; then
+            grep -q 'exit code 124' "$work/hyperfine.err" && echo timeout || echo fail
+            return
+        fi
+        "$python" -c 'import json, sys; print("%.3f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$json"
+        return
+    fi
+    local times=() start end status
+    for ((run = 0; run < runs; run++)); do
+        bash -c "$prepare" >/dev/null 2>&1
+        start=$(date +%s.%N)
+        status=0
+        bash -c "$command" >/dev/null 2>&1 || status=$?
+        end=$(date +%s.%N)
+        if ((status == 124)); then echo timeout; return; fi
+        if ((status != 0)); then echo fail; return; fi
+        times+=("$(echo "$end - $start" | bc)")
+    done
+    printf '%s\n' "${times[@]}" | sort -g | awk '{ t[NR] = $1 } END { printf "%.3f\n", t[int((NR + 1) / 2)] }'
+}
+
+ratio() {
+    if [[ $1 =~ ^[0-9.]+$ && $2 =~ ^[0-9.]+$ ]] && awk -v d="$2" 'BEGIN { exit !(d > 0) }'; then
+        awk -v n="$1" -v d="$2" 'BEGIN { printf "%.2fx", n / d }'
+    else
+        echo "-"
+    fi
+}
+
+mode_names=()
+for mode in "${modes[@]}"; do mode_names+=("${mode%%|*}"); done
+
+header="| workload |"
+rule="| --- |"
+for name in "${mode_names[@]}"; do header+=" $name s |"; rule+=" ---: |"; done
+for name in "${mode_names[@]:2}"; do
+    header+=" $name/native | $name/strace |"
+    rule+=" ---: | ---: |"
+done
+echo "$header"
+echo "$rule"
+
+for workload in "${workloads[@]}"; do
+    IFS='|' read -r name prepare command <<<"$workload"
+    row="| $name |"
+    results=()
+    for mode in "${modes[@]}"; do
+        prefix=${mode#*|}
+        echo "timing '$name' (${mode%%|*})" >&2
+        result=$(median_seconds "$prepare" "${prefix:+$prefix }$command")
+        results+=("$result")
+        row+=" $result |"
+    done
+    for ((i = 2; i < ${#results[@]}; i++)); do
+        row+=" $(ratio "${results[i]}" "${results[0]}") | $(ratio "${results[i]}" "${results[1]}") |"
+    done
+    echo "$row"
+done
