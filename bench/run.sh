@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Times each workload natively, under `strace -f` and under `hermit run`, in one run, and prints a
-# Markdown table of medians. Workloads and modes are the data arrays below: add a mode (for example
+# Markdown table of medians (plus `hermit run --strace-only`, to compare hermit's ptrace loop with
+# strace's). Workloads and modes are the data arrays below: add a mode (for example
 # record or replay) as one more "name|command prefix" line.
 #
 # Usage: ./bench/run.sh [--quick] BUILD_DIR
@@ -46,6 +47,7 @@ modes=(
     "native|"
     "strace -f|strace -f -o /dev/null"
     "hermit|$hermit run --"
+    "hermit --strace-only|$hermit run --strace-only --strace-file /dev/null --"
 )
 
 # name|preparation before each timed run (not timed)|command
@@ -68,7 +70,7 @@ median_seconds() {
         local json=$work/hyperfine.json
         if ! hyperfine --runs "$runs" --prepare "$prepare" --style none --export-json "$json" "$command" \
             >/dev/null 2>"$work/hyperfine.err"; then
-            grep -q 'exit code 124' "$work/hyperfine.err" && echo timeout || echo fail
+            grep -q 'exit code: 124' "$work/hyperfine.err" && echo timeout || echo fail
             return
         fi
         "$python" -c 'import json, sys; print("%.3f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$json"
@@ -83,7 +85,7 @@ median_seconds() {
         end=$(date +%s.%N)
         if ((status == 124)); then echo timeout; return; fi
         if ((status != 0)); then echo fail; return; fi
-        times+=("$(echo "$end - $start" | bc)")
+        times+=("$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')")
     done
     printf '%s\n' "${times[@]}" | sort -g | awk '{ t[NR] = $1 } END { printf "%.3f\n", t[int((NR + 1) / 2)] }'
 }

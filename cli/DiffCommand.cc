@@ -47,7 +47,8 @@ int run_diff(const DiffArguments& arguments) {
     if (arguments.json) {
         json threads = json::array();
         for (const auto& thread : result.threads) {
-            threads.push_back({{"tid", thread.tid}, {"events_a", thread.events_a}, {"events_b", thread.events_b}});
+            threads.push_back(
+                {{"tid", thread.tid}, {"events_a", thread.events_a}, {"events_b", thread.events_b}});
         }
         json output = {{"identical", result.identical()},
                        {"a", {{"id", reader_a.meta().id}, {"events", result.events_a}}},

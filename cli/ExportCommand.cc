@@ -28,8 +28,9 @@ void run_export(const ExportArguments& arguments) {
     const auto trace = perfetto_trace(reader.meta(), events, tracer_syscall_names());
     write_perfetto_trace(trace, arguments.output);
     if (arguments.output != "-") {
-        std::cerr << fmt::format("hermit: exported {} ({} events) to {}; open it in https://ui.perfetto.dev\n",
-                                 reader.meta().id, events.size(), arguments.output);
+        std::cerr << fmt::format(
+            "hermit: exported {} ({} events) to {}; open it in https://ui.perfetto.dev\n", reader.meta().id,
+            events.size(), arguments.output);
     }
 }
 

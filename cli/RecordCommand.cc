@@ -110,8 +110,8 @@ void list_recordings(bool as_json) {
                   << " yet. Make one with 'hermit record start -- cmd'.\n";
         return;
     }
-    std::cout << fmt::format("{:<24} {:<12} {:<32} {:<19} {:>10} {:>10} {:>9}\n", "ID", "NAME", "COMMAND", "DATE",
-                             "SIZE", "EXIT", "EVENTS");
+    std::cout << fmt::format("{:<24} {:<12} {:<32} {:<19} {:>10} {:>10} {:>9}\n", "ID", "NAME", "COMMAND",
+                             "DATE", "SIZE", "EXIT", "EVENTS");
     for (const auto& summary : summaries) {
         const auto& meta = summary.meta;
         if (!summary.problem.empty()) {
@@ -119,7 +119,8 @@ void list_recordings(bool as_json) {
             continue;
         }
         std::cout << fmt::format("{:<24} {:<12} {:<32} {:<19} {:>10} {:>10} {:>9}\n", shortened(meta.id, 24),
-                                 shortened(meta.name, 12), shortened(fmt::format("{}", fmt::join(meta.argv, " ")), 32),
+                                 shortened(meta.name, 12),
+                                 shortened(fmt::format("{}", fmt::join(meta.argv, " ")), 32),
                                  local_date(meta.started_at_unix_ms), human_size(summary.size_bytes),
                                  exit_text(meta), meta.event_count);
     }
@@ -171,16 +172,18 @@ void show_info(const std::string& id, bool as_json) {
     std::cout << fmt::format("Command     {}\n", fmt::join(meta.argv, " "));
     std::cout << fmt::format("Working dir {}\n", meta.cwd);
     std::cout << fmt::format("Started     {}\n", local_date(meta.started_at_unix_ms));
-    std::cout << fmt::format("Status      {}\n", meta.finished ? fmt::format("finished, exit status {}", meta.exit_status)
-                                                              : std::string("unfinished (hermit stopped mid-run)"));
-    std::cout << fmt::format("Guest time  {:.6f} s (logical)\n", static_cast<double>(meta.guest_duration_ns) / 1e9);
+    std::cout << fmt::format("Status      {}\n",
+                             meta.finished ? fmt::format("finished, exit status {}", meta.exit_status)
+                                           : std::string("unfinished (hermit stopped mid-run)"));
+    std::cout << fmt::format("Guest time  {:.6f} s (logical)\n",
+                             static_cast<double>(meta.guest_duration_ns) / 1e9);
     std::cout << fmt::format("Format      version {}, written by hermit {}\n", meta.format_version,
                              meta.hermit_version);
-    std::cout << fmt::format("Config      seed {}, epoch {} ns, chaos {}, heuristic {}, pct depth {}, preemption "
-                             "timeout {}, strict {}, namespaces {}\n",
-                             meta.config.seed, meta.config.epoch_ns, meta.config.chaos, meta.config.sched_heuristic,
-                             meta.config.pct_depth, meta.config.preemption_timeout, meta.config.strict,
-                             meta.config.namespaces);
+    std::cout << fmt::format(
+        "Config      seed {}, epoch {} ns, chaos {}, heuristic {}, pct depth {}, preemption "
+        "timeout {}, strict {}, namespaces {}\n",
+        meta.config.seed, meta.config.epoch_ns, meta.config.chaos, meta.config.sched_heuristic,
+        meta.config.pct_depth, meta.config.preemption_timeout, meta.config.strict, meta.config.namespaces);
     std::cout << fmt::format("Host        kernel {}, {} cpus, cpuid faulting {}, rdtsc trapping {}, pmu {}\n",
                              meta.host.kernel_release, meta.host.cpu_count, meta.host.cpuid_faulting,
                              meta.host.tsc_trapping, meta.host.pmu_available);
@@ -197,8 +200,8 @@ void show_info(const std::string& id, bool as_json) {
     std::cout << fmt::format("  {:>8} {:>8} {:>10} {:>10} {:>10}\n", "TID", "PID", "EVENTS", "SYSCALLS",
                              "SCHEDULED");
     for (const auto& thread : statistics.threads) {
-        std::cout << fmt::format("  {:>8} {:>8} {:>10} {:>10} {:>10}\n", thread.tid, thread.pid, thread.events,
-                                 thread.syscalls, thread.schedules);
+        std::cout << fmt::format("  {:>8} {:>8} {:>10} {:>10} {:>10}\n", thread.tid, thread.pid,
+                                 thread.events, thread.syscalls, thread.schedules);
     }
 }
 
@@ -210,7 +213,8 @@ void add_record_command(CLI::App& app, CommandContext& context) {
 
     auto start_options = std::make_shared<replay::RecordOptions>();
     auto* start = command->add_subcommand("start", "Record the guest command given after --");
-    start->add_option("--name", start_options->name, "Name of the recording (default: the command's basename)");
+    start->add_option("--name", start_options->name,
+                      "Name of the recording (default: the command's basename)");
     start->add_option("command", start_options->argv, "The guest command, after --")->required();
     start->callback([&context, start_options] {
         apply_global_options(context.global);

@@ -12,9 +12,13 @@ constexpr std::array kCatalog = {
 };
 } // namespace
 
-const ErrorInfo& error_info(ErrorCode code) { return kCatalog[static_cast<size_t>(code)]; }
+const ErrorInfo& error_info(ErrorCode code) {
+    return kCatalog[static_cast<size_t>(code)];
+}
 
-std::span<const ErrorInfo> all_errors() { return kCatalog; }
+std::span<const ErrorInfo> all_errors() {
+    return kCatalog;
+}
 
 std::string Error::render(ErrorCode code, const std::string& message) {
     return fmt::format("hermit: error[{}]: {}", error_info(code).code, message);

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include <stdexcept>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -33,8 +33,8 @@ class Error : public std::runtime_error {
 public:
     template <typename... Args>
     Error(ErrorCode code, Args&&... args)
-        : std::runtime_error(render(code, fmt::vformat(error_info(code).message_template,
-                                                       fmt::make_format_args(args...)))),
+        : std::runtime_error(
+              render(code, fmt::vformat(error_info(code).message_template, fmt::make_format_args(args...)))),
           code_(code) {}
 
     ErrorCode code() const { return code_; }

@@ -278,6 +278,7 @@ struct RecordingReader::State {
     UniqueFd events_fd;
     // Frames found so far, in order; the stream is scanned lazily.
     std::vector<FrameLocation> frames;
+    uint64_t end_offset_of_last_frame = 0;
     bool reached_end = false;
     // The frame whose events are loaded, and the position of the next event within it.
     size_t loaded_frame = SIZE_MAX;
@@ -289,8 +290,6 @@ struct RecordingReader::State {
     uint64_t scanned_event_total() const {
         return frames.empty() ? 0 : frames.back().first_index + frames.back().event_count;
     }
-
-    uint64_t end_offset_of_last_frame = 0;
 
     // Reads and validates the frame at `offset`; returns false on a clean end of the stream.
     bool read_frame(uint64_t offset, uint64_t first_index, std::vector<Event>& events,
@@ -379,6 +378,7 @@ struct RecordingReader::State {
                 }
             }
         } catch (const Error&) {
+            // Counted up to the damage; reading the events reports it.
         }
         meta.event_count = scanned_event_total();
         meta.thread_count = static_cast<uint32_t>(threads.size());

@@ -40,8 +40,8 @@ std::filesystem::path root_from_environment() {
 std::string id_base(const std::string& name_hint) {
     std::string base = std::filesystem::path(name_hint).filename().string();
     for (char& c : base) {
-        const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                          c == '_' || c == '+' || c == '-';
+        const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                          c == '.' || c == '_' || c == '+' || c == '-';
         if (!safe) {
             c = '_';
         }
@@ -54,7 +54,8 @@ std::string id_base(const std::string& name_hint) {
 
 // N if `name` is "<base>-N", else 0.
 uint64_t sequence_number(const std::string& name, const std::string& base) {
-    if (name.size() <= base.size() + 1 || name.compare(0, base.size(), base) != 0 || name[base.size()] != '-') {
+    if (name.size() <= base.size() + 1 || name.compare(0, base.size(), base) != 0 ||
+        name[base.size()] != '-') {
         return 0;
     }
     uint64_t number = 0;
@@ -150,7 +151,8 @@ std::filesystem::path RecordingStore::resolve(const std::string& id_or_path) con
     if (!looks_like_path && std::filesystem::is_directory(root_ / id_or_path, error)) {
         return root_ / id_or_path;
     }
-    if (!id_or_path.empty() && std::filesystem::exists(std::filesystem::path(id_or_path) / kMetaFile, error)) {
+    if (!id_or_path.empty() &&
+        std::filesystem::exists(std::filesystem::path(id_or_path) / kMetaFile, error)) {
         return std::filesystem::path(id_or_path);
     }
     throw Error(ErrorCode::RecordingNotFound, id_or_path);
@@ -197,8 +199,9 @@ void RecordingStore::remove(const std::string& id) {
     const auto canonical_root = std::filesystem::weakly_canonical(root_, error);
     const auto canonical_directory = std::filesystem::weakly_canonical(directory, error);
     if (canonical_directory.parent_path() != canonical_root) {
-        throw Error(ErrorCode::UsageError,
-                    fmt::format("'{}' is not in the recording store {}; remove it yourself", id, root_.string()));
+        throw Error(
+            ErrorCode::UsageError,
+            fmt::format("'{}' is not in the recording store {}; remove it yourself", id, root_.string()));
     }
     const std::string removed_id = canonical_directory.filename().string();
     std::filesystem::remove_all(canonical_directory, error);

@@ -8,7 +8,8 @@ namespace hermit {
 
 std::string event_difference(const Event& a, const Event& b) {
     if (a.payload.index() != b.payload.index()) {
-        return fmt::format("event kinds differ ({} vs {})", event_kind_name(a.payload), event_kind_name(b.payload));
+        return fmt::format("event kinds differ ({} vs {})", event_kind_name(a.payload),
+                           event_kind_name(b.payload));
     }
     if (a.tid != b.tid) {
         return std::holds_alternative<ScheduleEvent>(a.payload)

@@ -25,7 +25,7 @@ struct EventDivergence {
     uint64_t index = 0;     // position of the first differing event
     std::optional<Event> a; // nullopt when stream A ended before `index`
     std::optional<Event> b;
-    std::string reason;     // e.g. "syscall arguments differ", "run B ended after 12 events"
+    std::string reason; // e.g. "syscall arguments differ", "run B ended after 12 events"
 };
 
 struct ScheduleDiffResult {

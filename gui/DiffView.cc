@@ -85,8 +85,8 @@ DiffView::DiffView(SyscallNameLookup syscall_name, QWidget* parent)
     split->addWidget(top_box);
     split->addWidget(bottom_box);
     split->addWidget(details_);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 2);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 3);
     split->setStretchFactor(2, 1);
 
     progress_ = new QProgressBar(this);

@@ -16,6 +16,6 @@ void EventDetailsView::displayEvent(const Event& event, uint64_t index) {
     setPlainText(event_details(event, index, syscall_name_));
 }
 
-void EventDetailsView::clearEvent() { setPlainText(tr("Select an event in the timeline or the table.")); }
+void EventDetailsView::clearEvent() { setPlainText(tr("Select an event to see its details.")); }
 
 } // namespace hermit::gui

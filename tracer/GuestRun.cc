@@ -38,7 +38,13 @@ std::unique_ptr<SchedulePolicy> schedule_policy(const RunConfig& config) {
 }
 
 GuestRun::GuestRun(GuestRunSpec spec)
-    : virtualizer_(virtualization_options(spec.config, this)), session_(session_options(spec)) {
+    : virtualizer_(virtualization_options(spec.config, this)), session_([&] {
+          // Ask the guest launcher only for the traps the host offers (HostProbe, run by the Virtualizer).
+          SessionOptions options = session_options(spec);
+          options.trap_cpuid = virtualizer_.host_facts().cpuid_faulting;
+          options.trap_rdtsc = virtualizer_.host_facts().tsc_trapping;
+          return options;
+      }()) {
     session_.set_schedule_policy(schedule_policy(spec.config));
     session_.set_time_source([this] { return virtualizer_.clock().elapsed_ns(); });
 }

@@ -136,6 +136,7 @@ struct Session::State {
     bool killing = false;
     int termination_signal = 0;
     bool faults_enabled = false;
+    DebugHook* debug_hook = nullptr;
 
     uint64_t logical_time_ns = 0;
     std::function<uint64_t()> time_source;
@@ -176,6 +177,9 @@ struct Session::State {
 
     // ---- resuming ----
     void resume(Thread& thread) {
+        if (debug_hook != nullptr) {
+            debug_hook->before_resume(*thread.task);
+        }
         thread.task->flush_registers();
         int request = thread.resume_request;
         int signal_number = thread.resume_signal;
@@ -533,9 +537,32 @@ struct Session::State {
         return true;
     }
 
+    // A kernel-made SIGTRAP (si_code > 0: breakpoint, step, watchpoint) may belong to the debugger.
+    bool handled_by_debugger(Thread& thread, const siginfo_t& info) {
+        if (debug_hook == nullptr || info.si_code <= 0) {
+            return false;
+        }
+        std::vector<Task*> stopped{thread.task.get()};
+        for (auto& [host_tid, other] : threads) {
+            if (&other != &thread && (other.state == ThreadState::Ready || other.state == ThreadState::Blocked)) {
+                stopped.push_back(other.task.get());
+            }
+        }
+        DebugResume next = debug_hook->on_trap(*thread.task, info.si_code, stopped);
+        if (next == DebugResume::NotMine) {
+            return false;
+        }
+        thread.resume_request = next == DebugResume::Step ? PTRACE_SINGLESTEP : PTRACE_CONT;
+        keep_running(thread);
+        return true;
+    }
+
     void on_signal_stop(Thread& thread, int signal_number) {
         siginfo_t info{};
         ptrace(PTRACE_GETSIGINFO, thread.task->host_tid(), nullptr, &info);
+        if (signal_number == SIGTRAP && handled_by_debugger(thread, info)) {
+            return;
+        }
         if (signal_number == SIGSEGV && faults_enabled) {
             for (SyscallInterceptor* interceptor : interceptors) {
                 if (interceptor->on_fault(*thread.task, signal_number)) {
@@ -557,6 +584,7 @@ struct Session::State {
     }
 
     void handle_status(pid_t host_tid, int status) {
+        spdlog::trace("wait status {:#x} of thread {} (token holder {})", status, host_tid, holder);
         if (host_tid == launched.intermediate) {
             intermediate_reaped = true;
             return;
@@ -775,6 +803,8 @@ uint64_t Session::logical_time_ns() const { return state_->logical_time_ns; }
 void Session::advance_logical_time(uint64_t ns) { state_->logical_time_ns += ns; }
 
 void Session::set_time_source(std::function<uint64_t()> now) { state_->time_source = std::move(now); }
+
+void Session::set_debug_hook(DebugHook* hook) { state_->debug_hook = hook; }
 
 int Session::run() {
     State& state = *state_;

@@ -9,6 +9,7 @@
 // kernel (it is interrupted, marked blocked, and retried at later scheduling points). A ScheduleEvent is
 // emitted whenever the policy is asked to choose among several threads or the running thread changes.
 
+#include "DebugHook.h"
 #include "EventSink.h"
 #include "SchedulePolicy.h"
 #include "SyscallInterceptor.h"
@@ -55,6 +56,8 @@ public:
     void advance_logical_time(uint64_t ns);
     // Replaces the built-in clock: Event::time is then `now()` at each event (the Virtualizer's clock).
     void set_time_source(std::function<uint64_t()> now);
+    // Lets a debugger handle the guest's SIGTRAPs (tracer/DebugHook.h); call before run(). Not owned.
+    void set_debug_hook(DebugHook* hook);
 
 private:
     struct State;

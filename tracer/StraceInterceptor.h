@@ -2,8 +2,10 @@
 // StraceInterceptor: `hermit run --strace-only`. Traps every syscall, never changes one, and prints each
 // as strace -f does when it completes: the arguments the kernel reads are rendered at entry, the
 // outputs and the result at exit. Once a second thread has appeared every line gets a "[pid N]" prefix
-// with the guest-visible thread id.
+// with the guest-visible thread id. Added as an EventSink too, it prints signals and thread exits
+// ("--- SIGUSR1 {...} ---", "+++ exited with 0 +++").
 
+#include "EventSink.h"
 #include "SyscallFormatter.h"
 #include "SyscallInterceptor.h"
 
@@ -15,7 +17,7 @@
 
 namespace hermit::tracer {
 
-class StraceInterceptor : public SyscallInterceptor {
+class StraceInterceptor : public SyscallInterceptor, public EventSink {
 public:
     // Prints to `output` (for example stderr), which is not owned and must outlive the interceptor.
     explicit StraceInterceptor(FILE* output, SyscallFormatOptions options = {});
@@ -29,6 +31,7 @@ public:
     std::set<int> trapped_syscalls() const override { return {kAllSyscalls}; }
     SyscallDecision on_entry(Task& task, const SyscallStop& stop) override;
     void on_exit(Task& task, const SyscallStop& stop, int64_t& result) override;
+    void on_event(const Event& event) override;
 
 private:
     void print(int32_t tid, const std::string& line);
@@ -38,6 +41,7 @@ private:
     bool owns_output_;
     std::map<int32_t, PendingSyscall> pending_; // by guest tid
     std::set<int32_t> threads_seen_;
+    std::map<int32_t, int> fatal_signals_; // by guest tid: the signal that will kill the thread
 };
 
 } // namespace hermit::tracer

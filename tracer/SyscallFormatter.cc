@@ -447,6 +447,29 @@ public:
         return text + "]";
     }
 
+    // The entries the kernel marked ready, as strace appends them after poll's result.
+    std::string ready_pollfds(uint64_t address, uint64_t count) {
+        std::string text = "[";
+        bool first = true;
+        for (uint64_t i = 0; i < std::min<uint64_t>(count, options_.array_limit); ++i) {
+            struct {
+                int32_t fd;
+                int16_t events;
+                int16_t revents;
+            } entry;
+            if (!memory_.read(address + i * sizeof entry, &entry, sizeof entry)) {
+                return pointer(address);
+            }
+            if (entry.revents != 0) {
+                text += first ? "" : ", ";
+                first = false;
+                text += fmt::format("{{fd={}, revents={}}}", entry.fd,
+                                    format_poll_events(static_cast<uint16_t>(entry.revents)));
+            }
+        }
+        return text + "]";
+    }
+
     std::string timespec(uint64_t address, std::string_view fraction) {
         if (address == 0) {
             return "NULL";
@@ -733,7 +756,13 @@ std::string SyscallFormatter::format_exit(GuestMemory& memory, const PendingSysc
         first = false;
         text += argument.at_exit ? render_output(memory, call, argument.index, result) : argument.text;
     }
-    return text + ")" + format_result(call.row, result);
+    text += ")" + format_result(call.row, result);
+    if (call.row && result > 0 && call.row->args[0].kind == ArgKind::PollFds) {
+        ArgumentRenderer render(memory, options_);
+        uint64_t count = call.args[static_cast<size_t>(call.row->args[0].size_arg)];
+        text += " (" + render.ready_pollfds(call.args[0], count) + ")";
+    }
+    return text;
 }
 
 std::string SyscallFormatter::format_call_start(const PendingSyscall& call) const {
@@ -802,6 +831,8 @@ std::string SyscallFormatter::render_input(GuestMemory& memory, const PendingSys
         return value == 0 ? "0" : format_status_flags(value);
     case ArgKind::AtFlags:
         return format_at_flags(value);
+    case ArgKind::AccessMode:
+        return value == 0 ? "F_OK" : join_flags(value, {{4, "R_OK"}, {2, "W_OK"}, {1, "X_OK"}});
     case ArgKind::MmapProt:
         return format_mmap_prot(value);
     case ArgKind::MmapFlags:

@@ -116,13 +116,17 @@ std::set<int> Virtualizer::trapped_syscalls() const {
 }
 
 SyscallDecision Virtualizer::on_entry(Task& task, const SyscallStop& stop) {
-    clock_.tick();
-    if (is_stat_syscall(stop.number) || stop.number == SYS_getdents64) {
-        return SyscallDecision::stop_at_exit();
-    }
+    const bool rewritten_at_exit = is_stat_syscall(stop.number) || stop.number == SYS_getdents64;
     const auto row = emulations().find(stop.number);
-    if (row == emulations().end()) {
+    if (!rewritten_at_exit && row == emulations().end()) {
+        // Only the guest's own questions move the clock: syscalls trapped for other interceptors can stop
+        // a variable number of times (the scheduler re-probes blocking calls until they can complete).
         return SyscallDecision::pass();
+    }
+    clock_.tick();
+    spdlog::trace("virtual time {} ns: syscall {} of thread {}", clock_.elapsed_ns(), stop.number, task.tid());
+    if (rewritten_at_exit) {
+        return SyscallDecision::stop_at_exit();
     }
     return (this->*(row->second))(task, stop);
 }

@@ -110,7 +110,8 @@ TEST(CorruptRecording, UnfinishedRecordingEndsCleanlyAtFrameBoundariesOnly) {
             EXPECT_EQ(code_name(code), "E032") << "cut mid-frame at " << length;
         }
     }
-    write_file(recording.directory / "events.hrec", std::span(recording.stream).first(recording.frame_ends[1] + 5));
+    write_file(recording.directory / "events.hrec",
+               std::span(recording.stream).first(recording.frame_ends[1] + 5));
     RecordingReader reader(recording.directory);
     EXPECT_EQ(reader.meta().event_count, 8u); // two whole frames survive
     try {
@@ -118,7 +119,8 @@ TEST(CorruptRecording, UnfinishedRecordingEndsCleanlyAtFrameBoundariesOnly) {
         FAIL() << "expected E032";
     } catch (const Error& error) {
         EXPECT_EQ(error.code(), ErrorCode::RecordingTruncated);
-        EXPECT_NE(std::string(error.what()).find("truncated after event 8"), std::string::npos) << error.what();
+        EXPECT_NE(std::string(error.what()).find("truncated after event 8"), std::string::npos)
+            << error.what();
     }
 }
 
@@ -161,7 +163,8 @@ TEST(CorruptRecording, WrongMetadataVersion) {
         FAIL() << "expected E033";
     } catch (const Error& error) {
         EXPECT_EQ(error.code(), ErrorCode::RecordingVersion);
-        EXPECT_NE(std::string(error.what()).find("format version 2, this hermit reads version 1"), std::string::npos);
+        EXPECT_NE(std::string(error.what()).find("format version 2, this hermit reads version 1"),
+                  std::string::npos);
     }
 }
 
@@ -187,15 +190,15 @@ TEST(CorruptRecording, WrongFrameVersion) {
 TEST(CorruptRecording, ForgedLengthFields) {
     SmallRecording recording;
     const std::vector<std::pair<std::pair<size_t, uint32_t>, std::string>> cases = {
-        {{8, 0xffffffffu}, "E031"},                 // compressed length above the 64 MiB cap
-        {{8, 0}, "E031"},                           // empty payload
-        {{8, 60u << 20}, "E032"},                   // plausible, but the file ends first
-        {{12, 0xffffffffu}, "E031"},                // uncompressed length above the 256 MiB cap
-        {{12, 200u << 20}, "E031"},                 // allowed, but does not match the payload
-        {{12, 8}, "E031"},                          // too small for the payload
-        {{12, 13}, "E031"},                         // not whole words
-        {{6, 1}, "E031"},                           // unknown flags
-        {{16, 0x12345678}, "E031"},                 // payload CRC
+        {{8, 0xffffffffu}, "E031"},  // compressed length above the 64 MiB cap
+        {{8, 0}, "E031"},            // empty payload
+        {{8, 60u << 20}, "E032"},    // plausible, but the file ends first
+        {{12, 0xffffffffu}, "E031"}, // uncompressed length above the 256 MiB cap
+        {{12, 200u << 20}, "E031"},  // allowed, but does not match the payload
+        {{12, 8}, "E031"},           // too small for the payload
+        {{12, 13}, "E031"},          // not whole words
+        {{6, 1}, "E031"},            // unknown flags
+        {{16, 0x12345678}, "E031"},  // payload CRC
     };
     for (const auto& [field, expected] : cases) {
         forge_first_header(recording, field.first, field.second, field.first == 6 ? 2 : 4);

@@ -23,7 +23,8 @@ TEST(PerfettoExport, OneTrackPerThreadAndOnePidPerProcess) {
     const auto events = two_process_events();
     auto meta = test::sample_meta("export-1");
     meta.guest_duration_ns = 200;
-    auto trace = perfetto_trace(meta, events, [](int n) { return n == 60 ? std::string("exit") : std::string(); });
+    auto trace =
+        perfetto_trace(meta, events, [](int n) { return n == 60 ? std::string("exit") : std::string(); });
     // Round trip through text, as a viewer would read it.
     auto parsed = nlohmann::json::parse(trace.dump());
     ASSERT_TRUE(parsed["traceEvents"].is_array());

@@ -17,7 +17,7 @@ namespace {
 using test::TemporaryDirectory;
 
 mode_t mode_of(const std::filesystem::path& path) {
-    struct stat status{};
+    struct stat status {};
     EXPECT_EQ(::lstat(path.c_str(), &status), 0) << path;
     return status.st_mode & 07777;
 }
@@ -27,8 +27,8 @@ TEST(EventKindName, NamesEveryKind) {
     for (const auto& event : test::every_kind_of_event()) {
         names.push_back(event_kind_name(event.payload));
     }
-    EXPECT_EQ(names, (std::vector<std::string>{"schedule", "exec", "syscall", "thread_start", "schedule", "rdtsc",
-                                               "cpuid", "stdio", "signal", "thread_exit", "schedule",
+    EXPECT_EQ(names, (std::vector<std::string>{"schedule", "exec", "syscall", "thread_start", "schedule",
+                                               "rdtsc", "cpuid", "stdio", "signal", "thread_exit", "schedule",
                                                "thread_exit"}));
 }
 
@@ -73,8 +73,8 @@ TEST(Recording, ManyFramesStreamAndSeek) {
 
     RecordingReader reader(directory);
     EXPECT_EQ(reader.read_all(), events);
-    for (uint64_t index : {uint64_t{19999}, uint64_t{0}, uint64_t{4095}, uint64_t{4096}, uint64_t{12345},
-                           uint64_t{8191}}) {
+    for (uint64_t index :
+         {uint64_t{19999}, uint64_t{0}, uint64_t{4095}, uint64_t{4096}, uint64_t{12345}, uint64_t{8191}}) {
         reader.seek(index);
         Event event;
         ASSERT_TRUE(reader.next(event)) << index;
@@ -99,9 +99,10 @@ TEST(Recording, LargeMemoryWritesSplitFramesBySize) {
         for (size_t j = 0; j < data.size(); ++j) {
             data[j] = static_cast<uint8_t>((j * 31 + static_cast<size_t>(i)) >> 3);
         }
-        events.push_back({static_cast<uint64_t>(i), 1, 1, SyscallEvent{0, {3, 0x1000, data.size()},
-                                                                        static_cast<int64_t>(data.size()), false,
-                                                                        {{0x1000, data}}}});
+        events.push_back(
+            {static_cast<uint64_t>(i), 1, 1,
+             SyscallEvent{
+                 0, {3, 0x1000, data.size()}, static_cast<int64_t>(data.size()), false, {{0x1000, data}}}});
     }
     test::write_recording(directory, events);
     RecordingReader reader(directory);
@@ -219,7 +220,8 @@ TEST(Recording, AddFileOfMissingHostFileThrowsIoError) {
 
 TEST(Sha256, KnownVectors) {
     auto digest = [](const std::string& text) {
-        return sha256_hex(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+        return sha256_hex(
+            std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
     };
     EXPECT_EQ(digest(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     EXPECT_EQ(digest("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

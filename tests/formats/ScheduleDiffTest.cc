@@ -81,15 +81,16 @@ TEST(ScheduleDiff, OneStreamEndingEarlyDivergesAtItsEnd) {
     EXPECT_FALSE(result.divergence->b.has_value());
     auto reverse = diff_events(b, a);
     EXPECT_EQ(reverse.divergence->reason, "run A ended after 7 events");
-    EXPECT_NE(describe_divergence(*reverse.divergence).find("A: (no event: the run had ended)"), std::string::npos);
+    EXPECT_NE(describe_divergence(*reverse.divergence).find("A: (no event: the run had ended)"),
+              std::string::npos);
 }
 
 TEST(EventDescription, DescribesEachKindOnOneLine) {
     const auto events = test::every_kind_of_event();
     auto names = [](int number) { return number == 318 ? std::string("getrandom") : std::string(); };
     EXPECT_EQ(describe_event(events[0]), "thread 1: scheduled first");
-    EXPECT_EQ(describe_event(events[2], names),
-              "thread 1: syscall 318 getrandom(0x7ffd0000, 0x10, 0x0) = 16 [emulated] [wrote 4 bytes of guest memory]");
+    EXPECT_EQ(describe_event(events[2], names), "thread 1: syscall 318 getrandom(0x7ffd0000, 0x10, 0x0) = 16 "
+                                                "[emulated] [wrote 4 bytes of guest memory]");
     EXPECT_EQ(describe_event(events[2]).substr(0, 32), "thread 1: syscall 318 syscall_31");
     EXPECT_EQ(describe_event(events[4]), "thread 2: scheduled (thread 1 yielded)");
     EXPECT_EQ(describe_event(events[7]), "thread 2: wrote 3 bytes to stdout \"hi\\n\"");

@@ -39,7 +39,8 @@ inline std::vector<Event> every_kind_of_event() {
     std::vector<Event> events;
     events.push_back({0, 1, 1, ScheduleEvent{0, ScheduleEvent::Reason::Started}});
     events.push_back({10, 1, 1, ExecEvent{"/bin/true", {"true", "--flag"}, std::string(64, 'a')}});
-    events.push_back({20, 1, 1, SyscallEvent{318, {0x7ffd0000, 16, 0}, 16, true, {{0x7ffd0000, {1, 2, 3, 4}}}}});
+    events.push_back(
+        {20, 1, 1, SyscallEvent{318, {0x7ffd0000, 16, 0}, 16, true, {{0x7ffd0000, {1, 2, 3, 4}}}}});
     events.push_back({30, 2, 1, ThreadStartEvent{1, false}});
     events.push_back({40, 2, 1, ScheduleEvent{1, ScheduleEvent::Reason::Yield}});
     events.push_back({50, 2, 1, RdtscEvent{123456789, true}});
@@ -62,8 +63,11 @@ inline std::vector<Event> many_events(size_t count) {
             events.push_back({i * 100, tid, 1, ScheduleEvent{3 - tid, ScheduleEvent::Reason::Yield}});
         } else {
             events.push_back({i * 100, tid, 1,
-                              SyscallEvent{static_cast<int32_t>(i % 300), {i, i * 7, i ^ 0x5a5a}, static_cast<int64_t>(i % 3) - 1,
-                                           false, {}}});
+                              SyscallEvent{static_cast<int32_t>(i % 300),
+                                           {i, i * 7, i ^ 0x5a5a},
+                                           static_cast<int64_t>(i % 3) - 1,
+                                           false,
+                                           {}}});
         }
     }
     return events;

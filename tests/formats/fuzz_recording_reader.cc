@@ -1,6 +1,7 @@
 // libFuzzer target: the input becomes events.hrec next to a valid, unfinished meta.capnp.bin, and the
 // reader reads everything. Only hermit::Error may escape; a crash, hang or other exception is a bug.
-//   clang++ build: cmake -DCMAKE_CXX_COMPILER=clang++ ... && ./fuzz_recording_reader corpus/
+//   in a clang build: cmake --build BUILD --target fuzz_recording_reader
+//                     BUILD/tests/formats/fuzz_recording_reader -max_total_time=60 CORPUS_DIR
 #include "formats/Error.h"
 #include "formats/Recording.h"
 
@@ -18,7 +19,12 @@ const std::filesystem::path& fuzz_recording() {
         if (::mkdtemp(pattern.data()) == nullptr) {
             std::abort();
         }
-        auto recording = std::filesystem::path(pattern) / "rec";
+        static const std::filesystem::path root = pattern;
+        std::atexit([] {
+            std::error_code ignored;
+            std::filesystem::remove_all(root, ignored);
+        });
+        auto recording = root / "rec";
         hermit::RecordingMeta meta;
         meta.id = "fuzz";
         meta.argv = {"fuzz"};

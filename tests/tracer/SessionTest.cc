@@ -6,15 +6,27 @@
 #include "formats/Error.h"
 
 #include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
 
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 extern char** environ;
+
+namespace {
+// HERMIT_TEST_TRACE=1 shows the tracer's stop-by-stop log when a test needs debugging.
+const bool g_trace_logging = [] {
+    if (std::getenv("HERMIT_TEST_TRACE") != nullptr) {
+        spdlog::set_level(spdlog::level::trace);
+    }
+    return true;
+}();
+} // namespace
 
 namespace hermit::tracer {
 namespace {
@@ -54,10 +66,16 @@ protected:
     std::string path_;
 };
 
+bool is_uid_call(const SyscallStop& stop) { return stop.number == SYS_getuid || stop.number == SYS_geteuid; }
+
 class ConstantUid : public SyscallInterceptor {
 public:
     std::set<int> trapped_syscalls() const override { return {SYS_getuid, SYS_geteuid}; }
-    SyscallDecision on_entry(Task&, const SyscallStop&) override {
+    // The Session offers every trapped syscall (its own scheduling points too): act on ours only.
+    SyscallDecision on_entry(Task&, const SyscallStop& stop) override {
+        if (!is_uid_call(stop)) {
+            return SyscallDecision::pass();
+        }
         ++calls;
         return SyscallDecision::emulate(4242);
     }
@@ -67,7 +85,9 @@ public:
 class UidAtExit : public SyscallInterceptor {
 public:
     std::set<int> trapped_syscalls() const override { return {SYS_getuid, SYS_geteuid}; }
-    SyscallDecision on_entry(Task&, const SyscallStop&) override { return SyscallDecision::stop_at_exit(); }
+    SyscallDecision on_entry(Task&, const SyscallStop& stop) override {
+        return is_uid_call(stop) ? SyscallDecision::stop_at_exit() : SyscallDecision::pass();
+    }
     void on_exit(Task&, const SyscallStop&, int64_t& result) override { result = 77; }
 };
 
@@ -75,6 +95,9 @@ class InjectedUid : public SyscallInterceptor {
 public:
     std::set<int> trapped_syscalls() const override { return {SYS_getuid, SYS_geteuid}; }
     SyscallDecision on_entry(Task& task, const SyscallStop& stop) override {
+        if (!is_uid_call(stop)) {
+            return SyscallDecision::pass();
+        }
         int64_t real = task.inject_syscall(stop.number, {});
         return SyscallDecision::emulate(real + 1000);
     }

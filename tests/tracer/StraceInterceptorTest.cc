@@ -47,6 +47,7 @@ protected:
         StraceInterceptor strace(trace_path_);
         Session session(options);
         session.add_interceptor(&strace);
+        session.add_event_sink(&strace);
         return session.run();
     }
 
@@ -74,7 +75,13 @@ TEST_F(StraceInterceptorTest, PrintsDecodedCallsOfARealGuest) {
         std::regex_search(trace, std::regex(R"(\[pid \d+\] write\(\d+, "from the thread\\n", 16\) = 16\n)")))
         << trace;
     EXPECT_TRUE(std::regex_search(trace, std::regex(R"(\[pid \d+\] exit_group\(3\) = \?\n)"))) << trace;
-    EXPECT_EQ(trace.find("<unfinished ...>"), std::string::npos) << trace;
+    EXPECT_TRUE(std::regex_search(trace, std::regex(R"(\[pid \d+\] \+\+\+ exited with 3 \+\+\+\n)")))
+        << trace;
+    // Every call completes, except that the Session resumes a parent after PTRACE_EVENT_CLONE without
+    // an exit stop, so the clone3 line may end unfinished.
+    std::regex unfinished_other_than_clone(
+        R"((^|\n)(\[pid \d+\] )?(?!clone)[a-z_0-9]+\(.*<unfinished \.\.\.>)");
+    EXPECT_FALSE(std::regex_search(trace, unfinished_other_than_clone)) << trace;
 }
 
 TEST_F(StraceInterceptorTest, UnwritableOutputFileIsAnError) {

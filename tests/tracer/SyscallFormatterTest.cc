@@ -6,11 +6,13 @@
 
 #include <asm/unistd_64.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -157,6 +159,15 @@ TEST_F(SyscallFormatterTest, ExecveArgvAndEnvironment) {
               "execve(\"/bin/ls\", [\"ls\", \"-l\"], 0x3000 /* 2 vars */) = 0");
 }
 
+TEST_F(SyscallFormatterTest, AccessModes) {
+    memory.place_string(0x1000, "/etc/ld.so.preload");
+    EXPECT_EQ(line(__NR_access, {0x1000, R_OK}, -ENOENT),
+              "access(\"/etc/ld.so.preload\", R_OK) = -1 ENOENT (No such file or directory)");
+    EXPECT_EQ(line(__NR_faccessat, {static_cast<uint64_t>(AT_FDCWD), 0x1000, F_OK}, 0),
+              "faccessat(AT_FDCWD, \"/etc/ld.so.preload\", F_OK) = 0");
+    EXPECT_EQ(line(__NR_access, {0x1000, R_OK | X_OK}, 0), "access(\"/etc/ld.so.preload\", R_OK|X_OK) = 0");
+}
+
 TEST_F(SyscallFormatterTest, UnreadableMemoryFallsBackToTheAddress) {
     EXPECT_EQ(line(__NR_openat, {static_cast<uint64_t>(AT_FDCWD), 0xdead0000, O_RDONLY}, -EFAULT),
               "openat(AT_FDCWD, 0xdead0000, O_RDONLY) = -1 EFAULT (Bad address)");
@@ -218,6 +229,19 @@ TEST_F(SyscallFormatterTest, WritevAndReadvIovecs) {
               "writev(1, [{iov_base=\"abc\", iov_len=3}, {iov_base=\"defgh\", iov_len=5}], 2) = 8");
     EXPECT_EQ(line(__NR_readv, {0, 0x2000, 2}, 4),
               "readv(0, [{iov_base=\"abc\", iov_len=3}, {iov_base=\"d\", iov_len=5}], 2) = 4");
+}
+
+TEST_F(SyscallFormatterTest, PollShowsReadyEntriesAfterTheResult) {
+    struct pollfd fds[] = {{3, POLLIN, 0}, {4, POLLIN | POLLOUT, 0}};
+    memory.place(0x1000, fds, sizeof fds);
+    PendingSyscall call = formatter.format_entry(memory, __NR_poll, {0x1000, 2, static_cast<uint64_t>(-1)});
+    fds[1].revents = POLLOUT | POLLHUP;
+    memory.place(0x1000, fds, sizeof fds);
+    EXPECT_EQ(formatter.format_exit(memory, call, 1),
+              "poll([{fd=3, events=POLLIN}, {fd=4, events=POLLIN|POLLOUT}], 2, -1) = 1 ([{fd=4, "
+              "revents=POLLOUT|POLLHUP}])");
+    EXPECT_EQ(formatter.format_exit(memory, call, 0),
+              "poll([{fd=3, events=POLLIN}, {fd=4, events=POLLIN|POLLOUT}], 2, -1) = 0");
 }
 
 TEST_F(SyscallFormatterTest, FutexAndUnfinishedCalls) {

@@ -1,6 +1,6 @@
 #pragma once
 // VirtualClock: the one logical clock of a run. It starts at 0 when the guest starts and only moves
-// forward, by a fixed step at every trapped event and by the requested duration when the guest sleeps, so
+// forward, by a fixed step at every virtualized event and by the requested duration when the guest sleeps, so
 // every clock the guest can read is a pure function of the sequence of events it caused.
 //
 // Guest views of the clock (all in ns):
@@ -34,7 +34,7 @@ public:
     uint64_t elapsed_ns() const { return elapsed_ns_; }
     uint64_t busy_ns() const { return busy_ns_; }
 
-    // One trapped event happened: syscall, signal, rdtsc, cpuid.
+    // One virtualized event happened: an emulated or rewritten syscall, rdtsc, cpuid.
     void tick();
     // The guest slept for `duration_ns`.
     void sleep(uint64_t duration_ns);

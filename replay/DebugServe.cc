@@ -1,0 +1,138 @@
+#include "DebugServe.h"
+
+#include "RecordedSchedulePolicy.h"
+#include "ReplayLog.h"
+#include "Replayer.h"
+#include "formats/Error.h"
+#include "formats/RecordingStore.h"
+#include "gdbserver/Connection.h"
+#include "gdbserver/GdbServer.h"
+#include "gdbserver/Transport.h"
+#include "tracer/ExecutableResolver.h"
+
+#include <spdlog/spdlog.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+namespace hermit::replay {
+
+namespace {
+
+bool gdb_in_path() {
+    const char* path = std::getenv("PATH");
+    std::stringstream directories(path == nullptr ? "/usr/bin:/bin" : path);
+    std::string directory;
+    while (std::getline(directories, directory, ':')) {
+        if (!directory.empty() && access((directory + "/gdb").c_str(), X_OK) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Becomes gdb connected to `port` (this process), leaving hermit to go on in a child process that is
+// in its own process group, so that the terminal's Ctrl-C reaches gdb only (gdb forwards it).
+void hand_terminal_to_gdb(const std::string& executable, uint16_t port) {
+    pid_t child = fork();
+    if (child < 0) {
+        throw Error(ErrorCode::GdbNotFound);
+    }
+    if (child == 0) {
+        setpgid(0, 0);
+        return;
+    }
+    std::string connect = "target remote :" + std::to_string(port);
+    std::vector<const char*> argv{"gdb"};
+    if (!executable.empty()) {
+        argv.push_back(executable.c_str());
+    }
+    argv.insert(argv.end(), {"-ex", connect.c_str(), nullptr});
+    execvp("gdb", const_cast<char* const*>(argv.data()));
+    ::kill(child, SIGKILL);
+    throw Error(ErrorCode::GdbNotFound);
+}
+
+std::string guest_executable(const RecordingMeta& meta) {
+    const std::string& name = meta.argv.empty() ? std::string() : meta.argv.front();
+    try {
+        if (name.find('/') != std::string::npos) {
+            std::filesystem::path path(name);
+            return (path.is_absolute() || meta.cwd.empty() ? path : std::filesystem::path(meta.cwd) / path).string();
+        }
+        std::string search_path = "/usr/bin:/bin";
+        for (const auto& entry : meta.env) {
+            if (entry.rfind("PATH=", 0) == 0) {
+                search_path = entry.substr(5);
+            }
+        }
+        return tracer::resolve_executable(name, search_path);
+    } catch (const Error&) {
+        return name;
+    }
+}
+
+} // namespace
+
+int serve_debugger(DebugTarget::GuestSession session, const DebugServeOptions& options) {
+    if (!options.serve_only && !gdb_in_path()) {
+        throw Error(ErrorCode::GdbNotFound);
+    }
+    std::optional<gdbserver::TcpListener> listener;
+    try {
+        listener.emplace(gdbserver::TcpListener::listen_loopback(static_cast<uint16_t>(options.port)));
+    } catch (const gdbserver::TransportError& error) {
+        throw Error(ErrorCode::GdbserverBind, error.port(), error.reason());
+    }
+    if (options.serve_only) {
+        std::fprintf(stderr, "hermit: gdbserver listening; connect with: gdb %s -ex 'target remote :%u'\n",
+                     options.executable.c_str(), static_cast<unsigned>(listener->port()));
+        std::fflush(stderr);
+    } else {
+        hand_terminal_to_gdb(options.executable, listener->port());
+    }
+
+    DebugTarget target(std::move(session));
+    if (!target.start()) {
+        spdlog::warn("the guest ended before reaching its entry point; nothing to debug");
+        return target.finish().value_or(0);
+    }
+    gdbserver::Connection connection(listener->accept());
+    gdbserver::GdbServer::Outcome outcome = gdbserver::GdbServer(target, connection).serve();
+    if (outcome == gdbserver::GdbServer::Outcome::Disconnected) {
+        target.kill();
+    }
+    return target.finish().value_or(0);
+}
+
+int debug_replay(const DebugReplayOptions& options) {
+    RecordingStore store;
+    RecordingReader reader(store.resolve(options.recording));
+    const RecordingMeta& meta = reader.meta();
+    if (!meta.finished) {
+        throw Error(ErrorCode::ReplayUnsupported, meta.id, "it is unfinished (the recording run did not end normally)");
+    }
+    const std::vector<Event> events = reader.read_all();
+    spdlog::info("replaying {} ({} events) under gdb", meta.id, events.size());
+
+    auto replay = [&](const std::function<void(tracer::GuestRun&)>& attach) {
+        ReplayLog log(events);
+        tracer::GuestRun run(tracer::GuestRunSpec{meta.argv, meta.env, meta.cwd, meta.config});
+        Replayer replayer(reader, log, {&run.virtualizer()});
+        run.add_interceptor(&replayer);
+        run.add_event_sink(&replayer);
+        run.set_schedule_policy(std::make_unique<RecordedSchedulePolicy>(log));
+        attach(run);
+        const int exit_status = run.run();
+        replayer.check_finished(meta.exit_status, exit_status);
+        return exit_status;
+    };
+    return serve_debugger(replay, DebugServeOptions{options.serve_only, options.port, guest_executable(meta)});
+}
+
+} // namespace hermit::replay

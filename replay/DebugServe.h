@@ -1,0 +1,31 @@
+#pragma once
+// Serving a guest session to gdb: `hermit replay` (a recording) and `hermit run --gdbserver-port` (a live
+// deterministic run). The gdbserver listens on 127.0.0.1 only and serves one connection; without
+// --serve-only hermit starts gdb itself, connected to it.
+
+#include "DebugTarget.h"
+
+#include <string>
+
+namespace hermit::replay {
+
+struct DebugServeOptions {
+    bool serve_only = false; // wait for a debugger instead of starting gdb
+    int port = 0;            // 0: the kernel picks a free port
+    std::string executable;  // the guest's program, for gdb's command line
+};
+
+// Serves `session` to one gdb connection and returns the guest's exit status (0 when gdb killed it).
+// Throws hermit::Error E060 (cannot listen), E061 (gdb missing) or the session's own errors.
+int serve_debugger(DebugTarget::GuestSession session, const DebugServeOptions& options);
+
+struct DebugReplayOptions {
+    std::string recording = "latest"; // id, "latest" or a recording directory
+    bool serve_only = false;
+    int port = 0;
+};
+
+// `hermit replay ID` under gdb. Throws like replay_autopilot, plus E060/E061.
+int debug_replay(const DebugReplayOptions& options);
+
+} // namespace hermit::replay

@@ -1,0 +1,126 @@
+#pragma once
+// DebugTarget: a guest Session (a replay, or a live deterministic run) as a gdb remote target. The
+// Session runs on a tracer thread (DebugBridge); this object is at once the gdbserver Target, driven by
+// the server thread, and the Session's DebugHook, EventSink and exec watcher on the tracer thread.
+//
+// The guest first stops for gdb at the entry point of its executable (the dynamic loader has run, so
+// gdb finds the libraries). Breakpoints are int3 bytes written into the guest; watchpoints use the x86
+// debug registers of every thread. One guest thread runs at a time, so a stop of one is a stop of all.
+
+#include "DebugBridge.h"
+#include "gdbserver/LocalFileHostIo.h"
+#include "gdbserver/Target.h"
+#include "tracer/DebugHook.h"
+#include "tracer/EventSink.h"
+#include "tracer/GuestRun.h"
+#include "tracer/SyscallInterceptor.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace hermit::replay {
+
+class DebugTarget : public gdbserver::Target,
+                    private gdbserver::Breakpoints,
+                    private gdbserver::Watchpoints,
+                    private gdbserver::Auxv,
+                    private gdbserver::ExecFile,
+                    private gdbserver::MonitorCommands,
+                    private gdbserver::Processes,
+                    private tracer::DebugHook,
+                    private tracer::SyscallInterceptor,
+                    private tracer::EventSink {
+public:
+    // Runs one guest session to its end after calling `attach` on its GuestRun (after the caller's own
+    // interceptors); returns the guest's exit status.
+    using GuestSession = std::function<int(const std::function<void(tracer::GuestRun&)>& attach)>;
+
+    explicit DebugTarget(GuestSession session);
+
+    // Starts the guest and runs it to its first stop. False when it ended before reaching it.
+    bool start();
+    // The guest's exit status once it ended; nullopt if gdb killed it.
+    std::optional<int> finish();
+
+    std::vector<gdbserver::ThreadId> threads() override;
+    gdbserver::StopReason stop_reason() override { return stop_; }
+    std::vector<uint8_t> read_registers(const gdbserver::ThreadId& thread) override;
+    bool write_registers(const gdbserver::ThreadId& thread, std::span<const uint8_t> bytes) override;
+    size_t read_memory(uint64_t address, std::span<uint8_t> out) override;
+    bool write_memory(uint64_t address, std::span<const uint8_t> bytes) override;
+    gdbserver::StopReason resume(const gdbserver::ResumeRequest& request,
+                                 const gdbserver::InterruptCheck& interrupted) override;
+    void kill() override;
+    void detach() override;
+
+    gdbserver::Breakpoints* breakpoints() override { return this; }
+    gdbserver::Watchpoints* watchpoints() override { return this; }
+    gdbserver::Auxv* auxv() override { return this; }
+    gdbserver::ExecFile* exec_file() override { return this; }
+    gdbserver::HostIo* host_io() override { return &host_io_; }
+    gdbserver::MonitorCommands* monitor() override { return this; }
+    gdbserver::Processes* processes() override { return this; }
+
+private:
+    struct Watch {
+        gdbserver::WatchKind kind;
+        uint64_t address;
+        uint64_t length;
+    };
+    static constexpr size_t kDebugRegisterSlots = 4;
+
+    bool insert_breakpoint(gdbserver::BreakpointKind type, uint64_t address, int kind) override;
+    bool remove_breakpoint(gdbserver::BreakpointKind type, uint64_t address, int kind) override;
+    bool insert_watchpoint(gdbserver::WatchKind kind, uint64_t address, uint64_t length) override;
+    bool remove_watchpoint(gdbserver::WatchKind kind, uint64_t address, uint64_t length) override;
+    std::vector<uint8_t> read_auxv() override;
+    std::string exec_file_path(int64_t pid) override;
+    std::string run_monitor_command(std::string_view command) override;
+    bool attached(int64_t) override { return false; }
+
+    // Tracer thread.
+    tracer::DebugResume on_trap(tracer::Task& task, int si_code, const std::vector<tracer::Task*>& stopped) override;
+    void before_resume(tracer::Task& task) noexcept override;
+    std::set<int> trapped_syscalls() const override { return {}; }
+    tracer::SyscallDecision on_entry(tracer::Task&, const tracer::SyscallStop&) override {
+        return tracer::SyscallDecision::pass();
+    }
+    void on_exec(tracer::Task& task) override;
+    void on_event(const Event& event) override;
+
+    // The classified stop, or nullopt when the trap is not the debugger's.
+    std::optional<gdbserver::StopReason> classify_trap(tracer::Task& task, int si_code, bool was_stepping);
+    void apply_watchpoints(tracer::Task& task);
+    tracer::Task* find_task(const gdbserver::ThreadId& thread);
+    // Runs `work` on the tracer thread; an exception there counts as a failure.
+    bool on_tracer(const std::function<void()>& work);
+
+    GuestSession session_;
+    DebugBridge bridge_;
+    gdbserver::LocalFileHostIo host_io_;
+
+    // Set on the tracer thread; read by the server thread only while the guest is stopped.
+    gdbserver::StopReason stop_;
+    std::vector<tracer::Task*> stopped_;
+    uint64_t event_count_ = 0;
+    pid_t host_pid_ = 0;
+    std::string executable_;
+    bool detached_ = false;
+
+    // Used on the tracer thread only.
+    bool exec_seen_ = false;
+    std::optional<std::pair<uint64_t, uint8_t>> entry_breakpoint_; // address, original byte
+    std::map<uint64_t, uint8_t> breakpoints_;                      // address -> original byte
+    std::array<std::optional<Watch>, kDebugRegisterSlots> watches_;
+    uint64_t watch_generation_ = 0;
+    std::map<pid_t, uint64_t> applied_generation_; // host tid -> watch_generation_ in its registers
+    std::set<pid_t> stepping_;                     // host tids resumed for one instruction
+};
+
+} // namespace hermit::replay

@@ -1,0 +1,173 @@
+// `hermit run` end to end: the real binary, real guests, real signals.
+#include "HermitProcess.h"
+
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace hermit::testing {
+namespace {
+
+ProcessResult hermit_run(const std::vector<std::string>& guest, const std::vector<std::string>& options = {},
+                         const std::string& stdin_text = "") {
+    std::vector<std::string> argv = {hermit_binary(), "run"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back("--");
+    argv.insert(argv.end(), guest.begin(), guest.end());
+    return run_process(argv, stdin_text);
+}
+
+ProcessResult native(const std::vector<std::string>& guest) { return run_process(guest); }
+
+TEST(HermitRun, ExitCodePassesThrough) {
+    ProcessResult result = hermit_run({"sh", "-c", "exit 7"});
+    EXPECT_EQ(result.exit_status, 7) << result.stderr_text;
+}
+
+TEST(HermitRun, DeathBySignalIs128PlusN) {
+    ProcessResult result = hermit_run({"sh", "-c", "kill -SEGV $$"});
+    EXPECT_EQ(result.exit_status, 139) << result.stderr_text;
+}
+
+TEST(HermitRun, PipelineOfProcesses) {
+    ProcessResult result = hermit_run({"sh", "-c", "seq 1 100000 | sort -n | tail -1"});
+    EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
+    EXPECT_EQ(result.stdout_text, "100000\n");
+}
+
+TEST(HermitRun, StdinReachesTheGuest) {
+    ProcessResult result = hermit_run({"sh", "-c", "tr a-z A-Z"}, {}, "hello\n");
+    EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
+    EXPECT_EQ(result.stdout_text, "HELLO\n");
+}
+
+TEST(HermitRun, MultithreadedGuestMatchesNativeOutput) {
+    ProcessResult expected = native({guest_path("tracer_threads")});
+    ProcessResult result = hermit_run({guest_path("tracer_threads")});
+    EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
+    EXPECT_EQ(result.stdout_text, expected.stdout_text);
+    EXPECT_EQ(result.stdout_text, "total=10000 finished=4\n");
+}
+
+TEST(HermitRun, ForkExecAndPipe) {
+    ProcessResult result = hermit_run({guest_path("tracer_fork_exec")});
+    EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
+    EXPECT_EQ(result.stdout_text, "parent got: hello from the child\nchild status 0\n");
+}
+
+TEST(HermitRun, FutexPingPongCompletes) {
+    ProcessResult result = hermit_run({guest_path("tracer_futex_pingpong")});
+    EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
+    EXPECT_EQ(result.stdout_text, "pingpong done 200\n");
+}
+
+TEST(HermitRun, ThreadBlockedOnAPipeDoesNotDeadlock) {
+    ProcessResult result = hermit_run({guest_path("tracer_pipe_block")});
+    EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
+    EXPECT_EQ(result.stdout_text, "read 17: through the pipe\n");
+}
+
+TEST(HermitRun, MissingExecutableIs127WithE003) {
+    ProcessResult result = hermit_run({"no-such-program-for-hermit"});
+    EXPECT_EQ(result.exit_status, 127);
+    EXPECT_NE(result.stderr_text.find("E003"), std::string::npos) << result.stderr_text;
+}
+
+TEST(HermitRun, MissingCommandIsE005) {
+    ProcessResult result = run_process({hermit_binary(), "run"});
+    EXPECT_EQ(result.exit_status, 2);
+    EXPECT_NE(result.stderr_text.find("E005"), std::string::npos) << result.stderr_text;
+}
+
+TEST(HermitRun, UnavailableBackendIsE001) {
+    ProcessResult result = run_process({hermit_binary(), "--backend=dbi", "run", "--", "true"});
+    EXPECT_EQ(result.exit_status, 2);
+    EXPECT_NE(result.stderr_text.find("E001"), std::string::npos) << result.stderr_text;
+}
+
+TEST(HermitRun, GuestIsPidOneOfItsNamespace) {
+    ProcessResult result = hermit_run({"sh", "-c", "echo $$"});
+    EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
+    EXPECT_EQ(result.stdout_text, "1\n");
+}
+
+TEST(HermitRun, NamespaceOnlyGuestIsPidOne) {
+    ProcessResult result = hermit_run({"sh", "-c", "echo $$"}, {"--namespace-only"});
+    EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
+    EXPECT_EQ(result.stdout_text, "1\n");
+}
+
+TEST(HermitRun, WithoutNamespacesGuestSeesHostPids) {
+    ProcessResult result = hermit_run({"sh", "-c", "echo $$"}, {"--no-namespaces"});
+    EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
+    EXPECT_NE(result.stdout_text, "1\n");
+}
+
+// ---- cleanup when hermit itself is killed ----
+
+// Host pids of processes whose command line is exactly `argv`.
+std::vector<pid_t> processes_with_command_line(const std::vector<std::string>& argv) {
+    std::string wanted;
+    for (const auto& argument : argv) {
+        wanted += argument;
+        wanted.push_back('\0');
+    }
+    std::vector<pid_t> found;
+    DIR* proc = opendir("/proc");
+    while (dirent* entry = readdir(proc)) {
+        pid_t pid = atoi(entry->d_name);
+        if (pid <= 0) {
+            continue;
+        }
+        std::ifstream stream("/proc/" + std::string(entry->d_name) + "/cmdline");
+        std::stringstream text;
+        text << stream.rdbuf();
+        if (text.str() == wanted) {
+            found.push_back(pid);
+        }
+    }
+    closedir(proc);
+    return found;
+}
+
+// Polls up to `seconds` for `condition`.
+template <typename Condition> bool eventually(double seconds, Condition condition) {
+    for (int attempt = 0; attempt < seconds * 100; ++attempt) {
+        if (condition()) {
+            return true;
+        }
+        usleep(10000);
+    }
+    return condition();
+}
+
+void expect_guest_dies_with_hermit(int hermit_signal, const std::string& marker) {
+    const std::vector<std::string> guest = {"sleep", marker};
+    pid_t hermit = fork();
+    ASSERT_GE(hermit, 0);
+    if (hermit == 0) {
+        execl(hermit_binary().c_str(), "hermit", "run", "--", "sleep", marker.c_str(), (char*)nullptr);
+        _exit(127);
+    }
+    ASSERT_TRUE(eventually(20, [&] { return !processes_with_command_line(guest).empty(); }))
+        << "the guest never started";
+    kill(hermit, hermit_signal);
+    int status = 0;
+    waitpid(hermit, &status, 0);
+    EXPECT_TRUE(eventually(5, [&] { return processes_with_command_line(guest).empty(); }))
+        << "the guest outlived hermit";
+}
+
+TEST(HermitRun, KillingHermitKillsTheGuest) { expect_guest_dies_with_hermit(SIGKILL, "100.123"); }
+
+TEST(HermitRun, TerminatingHermitKillsTheGuest) { expect_guest_dies_with_hermit(SIGTERM, "100.124"); }
+
+} // namespace
+} // namespace hermit::testing

@@ -1,0 +1,36 @@
+#pragma once
+// DebugHook: how a debugger takes part in a Session. The Session calls it on its own (tracer) thread,
+// because ptrace requests are only accepted from the thread that attached. While a hook call runs, every
+// guest thread is ptrace-stopped (one thread runs at a time), so the hook may read and write any of them.
+//
+// The hook sees every SIGTRAP that is not a signal sent by a process (a breakpoint, the end of a single
+// step, a hardware watchpoint) and decides whether it was the debugger's: then the trap never reaches the
+// guest and the hook says how the thread goes on. before_resume() lets it prepare a thread (debug
+// registers) each time the Session resumes one.
+
+#include <sys/types.h>
+
+#include <vector>
+
+namespace hermit::tracer {
+
+class Task;
+
+enum class DebugResume {
+    NotMine,  // not caused by the debugger: the Session delivers the SIGTRAP to the guest as usual
+    Continue, // the debugger's trap: resume the thread normally
+    Step,     // the debugger's trap: resume the thread for one instruction (PTRACE_SINGLESTEP)
+};
+
+class DebugHook {
+public:
+    virtual ~DebugHook() = default;
+    // `task` stopped with SIGTRAP (`si_code` from its siginfo). `stopped` are all the ptrace-stopped guest
+    // threads, `task` first; they are valid only during the call. The hook may block (a debugger
+    // inspecting the guest) and may throw to end the Session (which then kills the guest).
+    virtual DebugResume on_trap(Task& task, int si_code, const std::vector<Task*>& stopped) = 0;
+    // Called right before the Session resumes `task`; must not throw.
+    virtual void before_resume(Task& task) noexcept = 0;
+};
+
+} // namespace hermit::tracer
