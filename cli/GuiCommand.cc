@@ -17,6 +17,7 @@ struct GuiArguments {
     std::string recording;
     std::vector<std::string> diff;
     std::string screenshot;
+    bool event_order = false;
 };
 
 int run_gui_command(const GuiArguments& arguments) {
@@ -26,6 +27,7 @@ int run_gui_command(const GuiArguments& arguments) {
     RecordingStore store;
     gui::GuiRequest request;
     request.diff = !arguments.diff.empty();
+    request.event_order = arguments.event_order;
     for (const std::string& id_or_path : request.diff ? arguments.diff : std::vector<std::string>{}) {
         request.recordings.push_back(store.resolve(id_or_path));
     }
@@ -46,11 +48,14 @@ void add_gui_command(CLI::App& app, CommandContext& context) {
     auto* command = app.add_subcommand("gui", "Browse a recording on a timeline, or compare two with --diff");
     command->add_option("recording", arguments->recording,
                         "Recording: id, 'latest' or directory (none: choose one in the window)");
-    command->add_option("--diff", arguments->diff, "Show two recordings on one time axis and their first divergence")
-        ->expected(2)
-        ->type_name("A B");
+    command
+        ->add_option("--diff", arguments->diff,
+                     "Show two recordings on one time axis and their first divergence")
+        ->expected(2);
     command->add_option("--screenshot", arguments->screenshot,
                         "Render the window offscreen at 1400x800 into this PNG file and exit");
+    command->add_flag("--event-order", arguments->event_order,
+                      "Lay timelines out by event index instead of logical time");
     command->footer("Without a display, use --screenshot (or QT_QPA_PLATFORM=offscreen); otherwise E080.");
     command->callback([&context, arguments] {
         apply_global_options(context.global);

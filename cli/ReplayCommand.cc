@@ -1,6 +1,7 @@
 #include "Commands.h"
 
 #include "formats/Error.h"
+#include "replay/DebugServe.h"
 #include "replay/ReplayRun.h"
 
 #include <string>
@@ -37,8 +38,9 @@ void add_replay_command(CLI::App& app, CommandContext& context) {
     command->callback([&context, arguments] {
         apply_global_options(context.global);
         if (!arguments->autopilot) {
-            throw Error(ErrorCode::ReplayUnsupported, arguments->recording,
-                        "gdb support is not built yet; use --autopilot");
+            context.exit_status = replay::debug_replay(
+                {arguments->recording, arguments->serve_only, arguments->gdbserver_port});
+            return;
         }
         context.exit_status = replay::replay_autopilot(arguments->recording);
     });

@@ -28,8 +28,9 @@ struct LoadSide {
 constexpr uint64_t kContextEvents = 20;
 
 QString recording_title(const QString& side, const LoadedRecording& recording) {
-    const QString name = recording.meta.id.empty() ? QString::fromStdString(recording.directory.filename().string())
-                                                   : QString::fromStdString(recording.meta.id);
+    const QString name = recording.meta.id.empty()
+                             ? QString::fromStdString(recording.directory.filename().string())
+                             : QString::fromStdString(recording.meta.id);
     return QObject::tr("%1: %2 (%3 events, %4 threads)")
         .arg(side, name)
         .arg(recording.events.size())
@@ -101,7 +102,8 @@ DiffView::DiffView(SyscallNameLookup syscall_name, QWidget* parent)
 
     loader_a_ = new RecordingLoader(this);
     loader_b_ = new RecordingLoader(this);
-    const std::array sides{LoadSide{loader_a_, &loaded_a_, &percent_a_}, LoadSide{loader_b_, &loaded_b_, &percent_b_}};
+    const std::array sides{LoadSide{loader_a_, &loaded_a_, &percent_a_},
+                           LoadSide{loader_b_, &loaded_b_, &percent_b_}};
     for (auto [loader, loaded, percent] : sides) {
         connect(loader, &RecordingLoader::progress, this, [this, percent](int value) {
             *percent = value;
@@ -133,14 +135,10 @@ DiffView::DiffView(SyscallNameLookup syscall_name, QWidget* parent)
     });
 }
 
-void DiffView::setRecordings(std::shared_ptr<const LoadedRecording> a, std::shared_ptr<const LoadedRecording> b) {
+void DiffView::setRecordings(std::shared_ptr<const LoadedRecording> a,
+                             std::shared_ptr<const LoadedRecording> b) {
     a_ = std::move(a);
     b_ = std::move(b);
-    top_->setModel(std::shared_ptr<const TimelineModel>(a_, &a_->timeline));
-    bottom_->setModel(std::shared_ptr<const TimelineModel>(b_, &b_->timeline));
-    viewport_->setFullRange(
-        static_cast<double>(std::min(a_->timeline.begin_time(), b_->timeline.begin_time())),
-        static_cast<double>(std::max(a_->timeline.end_time(), b_->timeline.end_time())));
     top_title_->setText(recording_title(tr("A"), *a_));
     bottom_title_->setText(recording_title(tr("B"), *b_));
     details_->clearEvent();
@@ -151,8 +149,7 @@ void DiffView::setRecordings(std::shared_ptr<const LoadedRecording> a, std::shar
         summary_->setStyleSheet(QStringLiteral("color: #1a7f37;"));
         summary_->setText(tr("The recordings are equivalent: %1 events, no scheduling decision differs.")
                               .arg(result.events_a));
-        top_->setDivergence(std::nullopt, {});
-        bottom_->setDivergence(std::nullopt, {});
+        showTimelines();
         emit recordingsChanged();
         return;
     }
@@ -165,14 +162,7 @@ void DiffView::setRecordings(std::shared_ptr<const LoadedRecording> a, std::shar
     summary_->setText(tr("First divergence at event %1: %2")
                           .arg(divergence.index)
                           .arg(QString::fromStdString(describe_divergence(divergence, names))));
-    for (auto [view, recording] : {std::pair(top_, a_.get()), std::pair(bottom_, b_.get())}) {
-        if (divergence.index < recording->events.size()) {
-            const auto time = static_cast<double>(recording->events[divergence.index].time);
-            view->setDivergence(time, {divergence.index});
-        } else {
-            view->setDivergence(std::nullopt, {});
-        }
-    }
+    showTimelines();
     emit recordingsChanged();
 }
 
@@ -189,9 +179,41 @@ void DiffView::openRecordings(const QString& directory_a, const QString& directo
     loader_b_->load(directory_b.toStdString());
 }
 
-QString DiffView::summaryText() const { return summary_->text(); }
+void DiffView::setTimeAxis(TimeAxis axis) {
+    axis_ = axis;
+    if (a_ && b_) {
+        showTimelines();
+    }
+}
 
-void DiffView::zoomToFit() { viewport_->zoomToFit(); }
+void DiffView::showTimelines() {
+    auto model_of = [this](const std::shared_ptr<const LoadedRecording>& recording) {
+        return axis_ == TimeAxis::LogicalTime
+                   ? std::shared_ptr<const TimelineModel>(recording, &recording->timeline)
+                   : std::make_shared<const TimelineModel>(recording->events, axis_);
+    };
+    top_->setModel(model_of(a_));
+    bottom_->setModel(model_of(b_));
+    viewport_->setFullRange(
+        static_cast<double>(std::min(top_->model()->begin_time(), bottom_->model()->begin_time())),
+        static_cast<double>(std::max(top_->model()->end_time(), bottom_->model()->end_time())));
+    for (TimelineView* view : {top_, bottom_}) {
+        if (divergence_ && *divergence_ < view->model()->event_count()) {
+            const auto time = static_cast<double>(view->model()->position_of(*divergence_).time);
+            view->setDivergence(time, {*divergence_});
+        } else {
+            view->setDivergence(std::nullopt, {});
+        }
+    }
+}
+
+QString DiffView::summaryText() const {
+    return summary_->text();
+}
+
+void DiffView::zoomToFit() {
+    viewport_->zoomToFit();
+}
 
 void DiffView::zoomToDivergence() {
     if (!divergence_) {
@@ -199,15 +221,16 @@ void DiffView::zoomToDivergence() {
     }
     double begin = viewport_->fullEnd();
     double end = viewport_->fullBegin();
-    for (const LoadedRecording* recording : {a_.get(), b_.get()}) {
-        const uint64_t count = recording->events.size();
+    for (const TimelineView* view : {top_, bottom_}) {
+        const TimelineModel& model = *view->model();
+        const uint64_t count = model.event_count();
         if (count == 0) {
             continue;
         }
         const uint64_t first = *divergence_ > kContextEvents ? *divergence_ - kContextEvents : 0;
         const uint64_t last = std::min(count - 1, *divergence_ + kContextEvents);
-        begin = std::min(begin, static_cast<double>(recording->events[std::min(first, count - 1)].time));
-        end = std::max(end, static_cast<double>(recording->events[last].time));
+        begin = std::min(begin, static_cast<double>(model.position_of(std::min(first, count - 1)).time));
+        end = std::max(end, static_cast<double>(model.position_of(last).time));
     }
     if (end > begin) {
         const double margin = (end - begin) / 10;

@@ -27,6 +27,8 @@ public:
     void setRecordings(std::shared_ptr<const LoadedRecording> a, std::shared_ptr<const LoadedRecording> b);
     // Loads both on worker threads with a progress bar, then shows them; loadFailed() on an error.
     void openRecordings(const QString& directory_a, const QString& directory_b);
+    // Lays both timelines out by logical time (the default) or by event index.
+    void setTimeAxis(TimeAxis axis);
     // Index of the first event where the two differ; empty when they are identical.
     std::optional<uint64_t> divergenceIndex() const { return divergence_; }
     QString summaryText() const;
@@ -45,12 +47,14 @@ public slots:
     void zoomToDivergence();
 
 private:
+    void showTimelines();
     void showEventOf(const LoadedRecording& recording, const QString& side, quint64 event_index);
 
     SyscallNameLookup syscall_name_;
     std::shared_ptr<const LoadedRecording> a_;
     std::shared_ptr<const LoadedRecording> b_;
     std::optional<uint64_t> divergence_;
+    TimeAxis axis_ = TimeAxis::LogicalTime;
     TimelineViewport* viewport_ = nullptr;
     RecordingLoader* loader_a_ = nullptr;
     RecordingLoader* loader_b_ = nullptr;

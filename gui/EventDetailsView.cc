@@ -16,6 +16,8 @@ void EventDetailsView::displayEvent(const Event& event, uint64_t index) {
     setPlainText(event_details(event, index, syscall_name_));
 }
 
-void EventDetailsView::clearEvent() { setPlainText(tr("Select an event to see its details.")); }
+void EventDetailsView::clearEvent() {
+    setPlainText(tr("Select an event to see its details."));
+}
 
 } // namespace hermit::gui

@@ -36,7 +36,9 @@ void EventFilterProxyModel::setKindFilter(const QString& kind) {
     invalidateFilter();
 }
 
-int EventFilterProxyModel::eventIndex(int proxy_row) const { return mapToSource(index(proxy_row, 0)).row(); }
+int EventFilterProxyModel::eventIndex(int proxy_row) const {
+    return mapToSource(index(proxy_row, 0)).row();
+}
 
 int EventFilterProxyModel::proxyRow(int event_index) const {
     if (!events_) {

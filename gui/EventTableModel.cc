@@ -11,7 +11,9 @@ void EventTableModel::setRecording(std::shared_ptr<const LoadedRecording> record
     endResetModel();
 }
 
-QString EventTableModel::description(int row) const { return event_description(event(row), syscall_name_); }
+QString EventTableModel::description(int row) const {
+    return event_description(event(row), syscall_name_);
+}
 
 int EventTableModel::rowCount(const QModelIndex& parent) const {
     if (parent.isValid() || !recording_) {
@@ -20,13 +22,16 @@ int EventTableModel::rowCount(const QModelIndex& parent) const {
     return static_cast<int>(recording_->events.size());
 }
 
-int EventTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int EventTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant EventTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || !recording_) {
         return {};
     }
-    if (role == Qt::TextAlignmentRole && index.column() != DescriptionColumn && index.column() != KindColumn) {
+    if (role == Qt::TextAlignmentRole && index.column() != DescriptionColumn &&
+        index.column() != KindColumn) {
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     }
     if (role != Qt::DisplayRole) {

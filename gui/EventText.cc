@@ -17,7 +17,9 @@ QString syscall_name_of(int number, const SyscallNameLookup& lookup) {
     return name.isEmpty() ? fallback_syscall_name(number) : name;
 }
 
-QString hex(uint64_t value) { return QStringLiteral("0x") + QString::number(value, 16); }
+QString hex(uint64_t value) {
+    return QStringLiteral("0x") + QString::number(value, 16);
+}
 
 QString errno_text(int error) {
     const char* name = strerrorname_np(error);
@@ -32,7 +34,8 @@ QString signal_text(int number) {
 QString result_text(int64_t result) {
     if (result < 0 && result >= -kLargestErrno) {
         const int error = static_cast<int>(-result);
-        return QStringLiteral("-1 %1 (%2)").arg(errno_text(error), QString::fromLocal8Bit(std::strerror(error)));
+        return QStringLiteral("-1 %1 (%2)")
+            .arg(errno_text(error), QString::fromLocal8Bit(std::strerror(error)));
     }
     return QString::number(result);
 }
@@ -104,7 +107,8 @@ struct Describer {
         return e.emulated ? text + QStringLiteral(" [emulated]") : text;
     }
     QString operator()(const SignalEvent& e) const {
-        QString text = QStringLiteral("%1 code %2 from pid %3").arg(signal_text(e.number)).arg(e.code).arg(e.sender_pid);
+        QString text =
+            QStringLiteral("%1 code %2 from pid %3").arg(signal_text(e.number)).arg(e.code).arg(e.sender_pid);
         return e.fatal ? text + QStringLiteral(" (fatal)") : text;
     }
     QString operator()(const ThreadStartEvent& e) const {
@@ -120,7 +124,8 @@ struct Describer {
         for (const std::string& arg : e.argv) {
             argv << QString::fromStdString(arg);
         }
-        return QStringLiteral("exec %1 [%2]").arg(QString::fromStdString(e.path), argv.join(QStringLiteral(" ")));
+        return QStringLiteral("exec %1 [%2]")
+            .arg(QString::fromStdString(e.path), argv.join(QStringLiteral(" ")));
     }
     QString operator()(const RdtscEvent& e) const {
         return QStringLiteral("%1 = %2").arg(e.with_processor_id ? "rdtscp" : "rdtsc").arg(e.value);
@@ -130,7 +135,10 @@ struct Describer {
             .arg(hex(e.leaf), hex(e.subleaf), hex(e.eax), hex(e.ebx), hex(e.ecx), hex(e.edx));
     }
     QString operator()(const StdioEvent& e) const {
-        return QStringLiteral("%1 %2 bytes %3").arg(stream_name(e.fd)).arg(e.data.size()).arg(data_preview(e.data));
+        return QStringLiteral("%1 %2 bytes %3")
+            .arg(stream_name(e.fd))
+            .arg(e.data.size())
+            .arg(data_preview(e.data));
     }
 };
 
@@ -140,9 +148,14 @@ struct DetailLines {
 
     QStringList operator()(const SyscallEvent& e) const {
         QStringList lines;
-        lines << QStringLiteral("syscall: %1 (number %2)").arg(syscall_name_of(e.number, syscall_name)).arg(e.number);
+        lines << QStringLiteral("syscall: %1 (number %2)")
+                     .arg(syscall_name_of(e.number, syscall_name))
+                     .arg(e.number);
         for (size_t i = 0; i < e.args.size(); ++i) {
-            lines << QStringLiteral("  arg%1: %2 (%3)").arg(i).arg(hex(e.args[i])).arg(static_cast<int64_t>(e.args[i]));
+            lines << QStringLiteral("  arg%1: %2 (%3)")
+                         .arg(i)
+                         .arg(hex(e.args[i]))
+                         .arg(static_cast<int64_t>(e.args[i]));
         }
         lines << QStringLiteral("result: %1").arg(result_text(e.result));
         lines << QStringLiteral("emulated: %1").arg(e.emulated ? "yes (hermit produced the result)" : "no");
@@ -166,12 +179,16 @@ struct DetailLines {
         lines << QStringLiteral("sha256: %1").arg(QString::fromStdString(e.sha256));
         return lines;
     }
-    template <typename Other> QStringList operator()(const Other& e) const { return {Describer{syscall_name}(e)}; }
+    template <typename Other> QStringList operator()(const Other& e) const {
+        return {Describer{syscall_name}(e)};
+    }
 };
 
 } // namespace
 
-QString fallback_syscall_name(int number) { return QStringLiteral("syscall %1").arg(number); }
+QString fallback_syscall_name(int number) {
+    return QStringLiteral("syscall %1").arg(number);
+}
 
 QString event_description(const Event& event, const SyscallNameLookup& syscall_name) {
     return std::visit(Describer{syscall_name}, event.payload);

@@ -9,6 +9,8 @@
 #include <QApplication>
 #include <QPixmap>
 
+#include <spdlog/spdlog.h>
+
 #include <cstdlib>
 #include <memory>
 #include <string_view>
@@ -36,9 +38,11 @@ std::string x_display_problem(const std::string& display) {
 
 std::string wayland_display_problem(const std::string& display) {
     const std::filesystem::path socket =
-        display.front() == '/' ? std::filesystem::path(display) : std::filesystem::path(environment("XDG_RUNTIME_DIR")) / display;
-    return std::filesystem::exists(socket) ? std::string() : "WAYLAND_DISPLAY is " + display + " but " +
-                                                                 socket.string() + " does not exist";
+        display.front() == '/' ? std::filesystem::path(display)
+                               : std::filesystem::path(environment("XDG_RUNTIME_DIR")) / display;
+    return std::filesystem::exists(socket)
+               ? std::string()
+               : "WAYLAND_DISPLAY is " + display + " but " + socket.string() + " does not exist";
 }
 
 gui::SyscallNameLookup qt_lookup(const hermit::SyscallNameLookup& names) {
@@ -46,6 +50,23 @@ gui::SyscallNameLookup qt_lookup(const hermit::SyscallNameLookup& names) {
         return {};
     }
     return [names](int number) { return QString::fromStdString(names(number)); };
+}
+
+// Qt's own messages (platform plugin notes, missing XDG_RUNTIME_DIR...) go through spdlog like hermit's
+// diagnostics; its warnings are rarely about hermit, so they show from --log=debug.
+void log_qt_message(QtMsgType type, const QMessageLogContext&, const QString& message) {
+    const std::string text = message.toStdString();
+    switch (type) {
+    case QtCriticalMsg:
+    case QtFatalMsg:
+        spdlog::error("qt: {}", text);
+        break;
+    case QtInfoMsg:
+        spdlog::info("qt: {}", text);
+        break;
+    default:
+        spdlog::debug("qt: {}", text);
+    }
 }
 
 QApplication& application(std::unique_ptr<QApplication>& owned) {
@@ -56,6 +77,7 @@ QApplication& application(std::unique_ptr<QApplication>& owned) {
     static int argc = 1;
     static char name[] = "hermit";
     static char* argv[] = {name, nullptr};
+    qInstallMessageHandler(log_qt_message);
     owned = std::make_unique<QApplication>(argc, argv);
     QCoreApplication::setOrganizationName(QStringLiteral("hermit"));
     QCoreApplication::setApplicationName(QStringLiteral("hermit-gui"));
@@ -92,12 +114,14 @@ std::string display_problem() {
     if (!wayland.empty()) {
         return wayland_display_problem(wayland);
     }
-    return "no display (DISPLAY and WAYLAND_DISPLAY are unset); use --screenshot=FILE or QT_QPA_PLATFORM=offscreen";
+    return "no display (DISPLAY and WAYLAND_DISPLAY are unset); use --screenshot=FILE or "
+           "QT_QPA_PLATFORM=offscreen";
 }
 
 int run_gui(const GuiRequest& request) {
     if (request.diff ? request.recordings.size() != 2 : request.recordings.size() > 1) {
-        throw Error(ErrorCode::UsageError, request.diff ? "--diff takes two recordings" : "give at most one recording");
+        throw Error(ErrorCode::UsageError,
+                    request.diff ? "--diff takes two recordings" : "give at most one recording");
     }
     // Recordings are checked before any window exists, so a bad one fails like any other command.
     std::vector<std::shared_ptr<const LoadedRecording>> loaded;
@@ -124,6 +148,7 @@ int run_gui(const GuiRequest& request) {
     if (request.diff) {
         auto diff = std::make_unique<DiffView>(names);
         diff->setWindowTitle(QObject::tr("hermit - diff"));
+        diff->setTimeAxis(request.event_order ? TimeAxis::EventOrder : TimeAxis::LogicalTime);
         if (request.screenshot) {
             diff->setRecordings(loaded[0], loaded[1]);
         } else {
@@ -133,6 +158,7 @@ int run_gui(const GuiRequest& request) {
         window = std::move(diff);
     } else {
         auto main = std::make_unique<MainWindow>(names, QCoreApplication::applicationFilePath());
+        main->setTimeAxis(request.event_order ? TimeAxis::EventOrder : TimeAxis::LogicalTime);
         if (request.screenshot && !loaded.empty()) {
             main->setRecording(loaded[0]);
         } else if (!request.recordings.empty()) {

@@ -16,6 +16,8 @@ struct GuiRequest {
     // None or one for the main window; exactly two with `diff`.
     std::vector<std::filesystem::path> recordings;
     bool diff = false;
+    // Timelines by event index instead of logical time.
+    bool event_order = false;
     std::optional<std::filesystem::path> screenshot;
     int screenshot_width = 1400;
     int screenshot_height = 800;

@@ -29,6 +29,7 @@ std::shared_ptr<const LoadedRecording> load_recording(const std::filesystem::pat
                                                       const LoadProgress& progress = {});
 
 // A recording made of events that are already in memory (no directory).
-std::shared_ptr<const LoadedRecording> recording_from_events(std::vector<Event> events, RecordingMeta meta = {});
+std::shared_ptr<const LoadedRecording> recording_from_events(std::vector<Event> events,
+                                                             RecordingMeta meta = {});
 
 } // namespace hermit::gui

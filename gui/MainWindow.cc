@@ -43,7 +43,9 @@ template <size_t... I> QStringList kind_names(std::index_sequence<I...>) {
     return {QString::fromLatin1(event_kind_name(EventPayload(std::in_place_index<I>)))...};
 }
 
-QStringList all_kind_names() { return kind_names(std::make_index_sequence<std::variant_size_v<EventPayload>>()); }
+QStringList all_kind_names() {
+    return kind_names(std::make_index_sequence<std::variant_size_v<EventPayload>>());
+}
 
 std::optional<QString> dropped_directory(const QMimeData* mime) {
     if (!mime->hasUrls() || mime->urls().size() != 1 || !mime->urls().front().isLocalFile()) {
@@ -90,14 +92,16 @@ MainWindow::MainWindow(SyscallNameLookup syscall_name, QString hermit_executable
         replay_output_->moveCursor(QTextCursor::End);
         replay_output_->insertPlainText(text);
     });
-    connect(replay_, &ReplayLauncher::finished, this,
-            [this](int exit_code) { replay_output_->appendPlainText(tr("[replay exited with %1]").arg(exit_code)); });
+    connect(replay_, &ReplayLauncher::finished, this, [this](int exit_code) {
+        replay_output_->appendPlainText(tr("[replay exited with %1]").arg(exit_code));
+    });
 
     connect(loader_, &RecordingLoader::progress, progress_, &QProgressBar::setValue);
-    connect(loader_, &RecordingLoader::loaded, this, [this](std::shared_ptr<const LoadedRecording> recording) {
-        progress_->hide();
-        setRecording(std::move(recording));
-    });
+    connect(loader_, &RecordingLoader::loaded, this,
+            [this](std::shared_ptr<const LoadedRecording> recording) {
+                progress_->hide();
+                setRecording(std::move(recording));
+            });
     connect(loader_, &RecordingLoader::failed, this, [this](const QString& message) {
         progress_->hide();
         status_->setText(tr("Cannot open the recording"));
@@ -193,7 +197,8 @@ void MainWindow::buildToolBar() {
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open recording directory..."), QKeySequence::Open, this, &MainWindow::chooseDirectory);
+    file->addAction(tr("&Open recording directory..."), QKeySequence::Open, this,
+                    &MainWindow::chooseDirectory);
     file->addAction(tr("Open from the &recording store..."), this, &MainWindow::chooseFromStore);
     recent_menu_ = file->addMenu(tr("Recent recordings"));
     refreshRecentMenu();
@@ -201,9 +206,18 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("Zoom to &fit"), QKeySequence(Qt::CTRL | Qt::Key_0), timeline_, &TimelineView::zoomToFit);
+    view->addAction(tr("Zoom to &fit"), QKeySequence(Qt::CTRL | Qt::Key_0), timeline_,
+                    &TimelineView::zoomToFit);
     view->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, timeline_, &TimelineView::zoomIn);
     view->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, timeline_, &TimelineView::zoomOut);
+    view->addSeparator();
+    event_order_action_ = view->addAction(tr("Lay out by &event order"));
+    event_order_action_->setCheckable(true);
+    event_order_action_->setToolTip(
+        tr("One step per event instead of logical time, which stands still between "
+           "scheduling events"));
+    connect(event_order_action_, &QAction::toggled, this,
+            [this](bool on) { setTimeAxis(on ? TimeAxis::EventOrder : TimeAxis::LogicalTime); });
 }
 
 void MainWindow::openRecording(const QString& directory) {
@@ -217,7 +231,7 @@ void MainWindow::setRecording(std::shared_ptr<const LoadedRecording> recording) 
     recording_ = std::move(recording);
     selected_.reset();
     table_model_->setRecording(recording_);
-    timeline_->setModel(std::shared_ptr<const TimelineModel>(recording_, &recording_->timeline));
+    setTimeAxis(axis_);
     details_->clearEvent();
 
     const QSignalBlocker blocker(thread_filter_);
@@ -247,6 +261,25 @@ void MainWindow::setRecording(std::shared_ptr<const LoadedRecording> recording) 
     emit recordingChanged();
 }
 
+void MainWindow::setTimeAxis(TimeAxis axis) {
+    axis_ = axis;
+    {
+        const QSignalBlocker blocker(event_order_action_);
+        event_order_action_->setChecked(axis == TimeAxis::EventOrder);
+    }
+    if (!recording_) {
+        return;
+    }
+    if (axis == TimeAxis::LogicalTime) {
+        timeline_->setModel(std::shared_ptr<const TimelineModel>(recording_, &recording_->timeline));
+    } else {
+        timeline_->setModel(std::make_shared<const TimelineModel>(recording_->events, axis));
+    }
+    if (selected_) {
+        timeline_->setSelectedEvent(selected_);
+    }
+}
+
 void MainWindow::selectEvent(uint64_t event_index) {
     if (!recording_ || event_index >= recording_->events.size()) {
         return;
@@ -258,7 +291,7 @@ void MainWindow::selectEvent(uint64_t event_index) {
 
     // Keep the event on screen in the timeline.
     TimelineViewport* viewport = timeline_->viewport();
-    const auto time = static_cast<double>(recording_->timeline.position_of(event_index).time);
+    const auto time = static_cast<double>(timeline_->model()->position_of(event_index).time);
     if (time < viewport->begin() || time > viewport->end()) {
         viewport->pan(time - (viewport->begin() + viewport->span() / 2));
     }
@@ -336,8 +369,8 @@ void MainWindow::debugFromHere() {
 
 void MainWindow::showLoadError(const QString& message) {
     // Not modal: a failed load must not stop the event loop (or a test driving it).
-    auto* box = new QMessageBox(QMessageBox::Critical, tr("Cannot open the recording"), message, QMessageBox::Ok,
-                                this);
+    auto* box = new QMessageBox(QMessageBox::Critical, tr("Cannot open the recording"), message,
+                                QMessageBox::Ok, this);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
 }

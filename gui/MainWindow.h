@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -42,6 +43,8 @@ public:
     void setRecording(std::shared_ptr<const LoadedRecording> recording);
     const std::shared_ptr<const LoadedRecording>& recording() const { return recording_; }
     void selectEvent(uint64_t event_index);
+    // Lays the timeline out by logical time (the default) or by event index.
+    void setTimeAxis(TimeAxis axis);
     std::optional<uint64_t> selectedEvent() const { return selected_; }
 
     TimelineView* timelineView() const { return timeline_; }
@@ -74,6 +77,8 @@ private:
     SyscallNameLookup syscall_name_;
     std::shared_ptr<const LoadedRecording> recording_;
     std::optional<uint64_t> selected_;
+    TimeAxis axis_ = TimeAxis::LogicalTime;
+    QAction* event_order_action_ = nullptr;
     bool selecting_ = false;
 
     RecordingLoader* loader_ = nullptr;

@@ -6,7 +6,9 @@ namespace {
 const QString kKey = QStringLiteral("recentRecordings");
 }
 
-QStringList RecentRecordings::list() const { return settings_.value(kKey).toStringList(); }
+QStringList RecentRecordings::list() const {
+    return settings_.value(kKey).toStringList();
+}
 
 void RecentRecordings::add(const QString& directory) {
     QStringList recent = list();
@@ -18,6 +20,8 @@ void RecentRecordings::add(const QString& directory) {
     settings_.setValue(kKey, recent);
 }
 
-void RecentRecordings::clear() { settings_.remove(kKey); }
+void RecentRecordings::clear() {
+    settings_.remove(kKey);
+}
 
 } // namespace hermit::gui

@@ -27,10 +27,11 @@ RecordingListDialog::RecordingListDialog(std::vector<RecordingSummary> recording
     setWindowTitle(tr("Open a recording"));
     auto* layout = new QVBoxLayout(this);
     if (recordings_.empty()) {
-        layout->addWidget(new QLabel(tr("There are no recordings yet (make one with 'hermit record start -- cmd')."), this));
+        layout->addWidget(new QLabel(
+            tr("There are no recordings yet (make one with 'hermit record start -- cmd')."), this));
     }
-    const QStringList headers{tr("ID"), tr("Command"), tr("Events"), tr("Threads"), tr("Status"), tr("Started"),
-                              tr("Size")};
+    const QStringList headers{tr("ID"),     tr("Command"), tr("Events"), tr("Threads"),
+                              tr("Status"), tr("Started"), tr("Size")};
     table_ = new QTableWidget(static_cast<int>(recordings_.size()), static_cast<int>(headers.size()), this);
     table_->setHorizontalHeaderLabels(headers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -43,14 +44,13 @@ RecordingListDialog::RecordingListDialog(std::vector<RecordingSummary> recording
         const RecordingSummary& summary = recordings_[static_cast<size_t>(row)];
         const RecordingMeta& meta = summary.meta;
         const QString status = meta.finished ? tr("exit %1").arg(meta.exit_status) : tr("unfinished");
-        const QStringList cells{
-            QString::fromStdString(meta.id),
-            joined(meta.argv),
-            QString::number(meta.event_count),
-            QString::number(meta.thread_count),
-            status,
-            QDateTime::fromMSecsSinceEpoch(meta.started_at_unix_ms).toString(Qt::ISODate),
-            locale.formattedDataSize(static_cast<qint64>(summary.size_bytes))};
+        const QStringList cells{QString::fromStdString(meta.id),
+                                joined(meta.argv),
+                                QString::number(meta.event_count),
+                                QString::number(meta.thread_count),
+                                status,
+                                QDateTime::fromMSecsSinceEpoch(meta.started_at_unix_ms).toString(Qt::ISODate),
+                                locale.formattedDataSize(static_cast<qint64>(summary.size_bytes))};
         for (int column = 0; column < static_cast<int>(cells.size()); ++column) {
             table_->setItem(row, column, new QTableWidgetItem(cells[column]));
         }
@@ -69,7 +69,9 @@ RecordingListDialog::RecordingListDialog(std::vector<RecordingSummary> recording
     resize(820, 420);
 }
 
-int RecordingListDialog::recordingCount() const { return static_cast<int>(recordings_.size()); }
+int RecordingListDialog::recordingCount() const {
+    return static_cast<int>(recordings_.size());
+}
 
 QString RecordingListDialog::selectedDirectory() const {
     const int row = table_->currentRow();
@@ -79,6 +81,8 @@ QString RecordingListDialog::selectedDirectory() const {
     return QString::fromStdString(recordings_[static_cast<size_t>(row)].directory.string());
 }
 
-void RecordingListDialog::selectRow(int row) { table_->selectRow(row); }
+void RecordingListDialog::selectRow(int row) {
+    table_->selectRow(row);
+}
 
 } // namespace hermit::gui

@@ -54,29 +54,34 @@ std::optional<MarkKind> mark_kind_of(const EventPayload& payload) {
 
 // Index of the first mark at or after `time`.
 size_t first_mark_at_or_after(const std::vector<TimelineMark>& marks, double time) {
-    auto it = std::lower_bound(marks.begin(), marks.end(), time,
-                               [](const TimelineMark& mark, double t) { return static_cast<double>(mark.time) < t; });
+    auto it = std::lower_bound(marks.begin(), marks.end(), time, [](const TimelineMark& mark, double t) {
+        return static_cast<double>(mark.time) < t;
+    });
     return static_cast<size_t>(it - marks.begin());
 }
 
 size_t first_mark_after(const std::vector<TimelineMark>& marks, double time) {
-    auto it = std::upper_bound(marks.begin(), marks.end(), time,
-                               [](double t, const TimelineMark& mark) { return t < static_cast<double>(mark.time); });
+    auto it = std::upper_bound(marks.begin(), marks.end(), time, [](double t, const TimelineMark& mark) {
+        return t < static_cast<double>(mark.time);
+    });
     return static_cast<size_t>(it - marks.begin());
 }
 
 } // namespace
 
-TimelineModel::TimelineModel(const std::vector<Event>& events) {
+TimelineModel::TimelineModel(const std::vector<Event>& events, TimeAxis axis) : axis_(axis) {
     event_lane_.reserve(events.size());
     event_time_.reserve(events.size());
+    auto time_of = [&events, axis](uint64_t index) {
+        return axis == TimeAxis::EventOrder ? index : events[index].time;
+    };
     if (!events.empty()) {
-        begin_time_ = events.front().time;
-        end_time_ = events.front().time;
+        begin_time_ = time_of(0);
+        end_time_ = time_of(0);
     }
-    for (const Event& event : events) {
-        begin_time_ = std::min(begin_time_, event.time);
-        end_time_ = std::max(end_time_, event.time);
+    for (uint64_t index = 0; index < events.size(); ++index) {
+        begin_time_ = std::min(begin_time_, time_of(index));
+        end_time_ = std::max(end_time_, time_of(index));
     }
     if (end_time_ <= begin_time_) {
         end_time_ = begin_time_ + 1;
@@ -87,20 +92,21 @@ TimelineModel::TimelineModel(const std::vector<Event>& events) {
     std::optional<size_t> holder;
     for (uint64_t index = 0; index < events.size(); ++index) {
         const Event& event = events[index];
+        const uint64_t time = time_of(index);
         const size_t lane_index = lane_for(event);
         event_lane_.push_back(static_cast<uint32_t>(lane_index));
-        event_time_.push_back(event.time);
+        event_time_.push_back(time);
         const bool schedule = std::holds_alternative<ScheduleEvent>(event.payload);
         if (schedule || !holder) {
             if (holder) {
                 TimeSlice& open = lanes_[*holder].slices.back();
-                open.end = std::max(open.begin, event.time);
+                open.end = std::max(open.begin, time);
             }
-            lanes_[lane_index].slices.push_back(TimeSlice{event.time, event.time, index});
+            lanes_[lane_index].slices.push_back(TimeSlice{time, time, index});
             holder = lane_index;
         }
         if (auto kind = mark_kind_of(event.payload)) {
-            lanes_[lane_index].marks[static_cast<size_t>(*kind)].push_back(TimelineMark{event.time, index});
+            lanes_[lane_index].marks[static_cast<size_t>(*kind)].push_back(TimelineMark{time, index});
         }
     }
     if (holder) {
@@ -175,8 +181,10 @@ EventPosition TimelineModel::position_of(uint64_t event_index) const {
 }
 
 double TimelineModel::covered_until(const ThreadLane& lane, double time) const {
-    auto it = std::upper_bound(lane.slices.begin(), lane.slices.end(), time,
-                               [](double t, const TimeSlice& slice) { return t < static_cast<double>(slice.begin); });
+    auto it =
+        std::upper_bound(lane.slices.begin(), lane.slices.end(), time, [](double t, const TimeSlice& slice) {
+            return t < static_cast<double>(slice.begin);
+        });
     if (it == lane.slices.begin()) {
         return 0;
     }
@@ -191,7 +199,8 @@ double TimelineModel::covered_time(size_t lane, double begin, double end) const 
     return std::max(0.0, covered_until(thread, end) - covered_until(thread, begin));
 }
 
-std::vector<ColumnSummary> TimelineModel::summarize(size_t lane, double begin, double end, size_t width) const {
+std::vector<ColumnSummary> TimelineModel::summarize(size_t lane, double begin, double end,
+                                                    size_t width) const {
     std::vector<ColumnSummary> columns(width);
     if (width == 0 || end <= begin) {
         return columns;
@@ -215,7 +224,8 @@ std::vector<ColumnSummary> TimelineModel::summarize(size_t lane, double begin, d
                 return static_cast<double>(slice.end) < t ||
                        (static_cast<double>(slice.end) == t && slice.end > slice.begin);
             });
-        columns[column].has_slice = touching != thread.slices.end() && static_cast<double>(touching->begin) < right;
+        columns[column].has_slice =
+            touching != thread.slices.end() && static_cast<double>(touching->begin) < right;
     }
 
     for (size_t kind = 0; kind < kMarkKindCount; ++kind) {
@@ -263,9 +273,8 @@ std::optional<uint64_t> TimelineModel::event_at(size_t lane, double begin, doubl
     if (nearest) {
         return nearest;
     }
-    auto it = std::upper_bound(thread.slices.begin(), thread.slices.end(), middle, [](double t, const TimeSlice& s) {
-        return t < static_cast<double>(s.begin);
-    });
+    auto it = std::upper_bound(thread.slices.begin(), thread.slices.end(), middle,
+                               [](double t, const TimeSlice& s) { return t < static_cast<double>(s.begin); });
     if (it == thread.slices.begin()) {
         return std::nullopt;
     }

@@ -50,7 +50,9 @@ struct ThreadLane {
     std::vector<uint64_t> covered_before;
     std::array<std::vector<TimelineMark>, kMarkKindCount> marks; // per kind, sorted by time
 
-    const std::vector<TimelineMark>& marks_of(MarkKind kind) const { return marks[static_cast<size_t>(kind)]; }
+    const std::vector<TimelineMark>& marks_of(MarkKind kind) const {
+        return marks[static_cast<size_t>(kind)];
+    }
     size_t mark_count() const;
 };
 
@@ -67,6 +69,8 @@ struct ColumnSummary {
     MarkKind strongest_mark = MarkKind::Syscall; // meaningful when mark_count > 0
 };
 
+enum class TimeAxis { LogicalTime, EventOrder };
+
 struct EventPosition {
     size_t lane = 0;
     uint64_t time = 0;
@@ -75,8 +79,9 @@ struct EventPosition {
 class TimelineModel {
 public:
     TimelineModel() = default;
-    explicit TimelineModel(const std::vector<Event>& events);
+    explicit TimelineModel(const std::vector<Event>& events, TimeAxis axis = TimeAxis::LogicalTime);
 
+    TimeAxis axis() const { return axis_; }
     const std::vector<ThreadLane>& lanes() const { return lanes_; }
     const std::vector<ProcessGroup>& processes() const { return processes_; }
     std::optional<size_t> lane_of_tid(int32_t tid) const;
@@ -84,7 +89,8 @@ public:
     EventPosition position_of(uint64_t event_index) const;
     uint64_t event_count() const { return event_lane_.size(); }
 
-    // Time range covered by the recording: first event to last event (at least 1 ns wide).
+    // Range covered by the recording: first event to last event (at least 1 wide). Times below are on the
+    // model's axis: logical ns, or event indices for TimeAxis::EventOrder.
     uint64_t begin_time() const { return begin_time_; }
     uint64_t end_time() const { return end_time_; }
 
@@ -100,6 +106,7 @@ private:
     size_t lane_for(const Event& event);
     double covered_until(const ThreadLane& lane, double time) const;
 
+    TimeAxis axis_ = TimeAxis::LogicalTime;
     std::vector<ThreadLane> lanes_;
     std::vector<ProcessGroup> processes_;
     std::unordered_map<int32_t, size_t> lane_by_tid_;

@@ -76,7 +76,8 @@ void TimelineView::setModel(std::shared_ptr<const TimelineModel> model) {
     divergence_time_.reset();
     divergence_events_.clear();
     if (model_ && viewport_ == &own_viewport_) {
-        own_viewport_.setFullRange(static_cast<double>(model_->begin_time()), static_cast<double>(model_->end_time()));
+        own_viewport_.setFullRange(static_cast<double>(model_->begin_time()),
+                                   static_cast<double>(model_->end_time()));
     }
     updateGeometry();
     update();
@@ -125,8 +126,9 @@ double TimelineView::xOf(double time) const {
 }
 
 QColor TimelineView::laneColor(size_t lane) {
-    static const std::array palette{QColor(0x2b, 0x6c, 0xb0), QColor(0x2f, 0x9e, 0x44), QColor(0xd9, 0x77, 0x06),
-                                    QColor(0x7b, 0x3f, 0xb5), QColor(0x0f, 0x8b, 0x8d), QColor(0xb8, 0x3b, 0x5e),
+    static const std::array palette{QColor(0x2b, 0x6c, 0xb0), QColor(0x2f, 0x9e, 0x44),
+                                    QColor(0xd9, 0x77, 0x06), QColor(0x7b, 0x3f, 0xb5),
+                                    QColor(0x0f, 0x8b, 0x8d), QColor(0xb8, 0x3b, 0x5e),
                                     QColor(0x5c, 0x6b, 0x1f), QColor(0x8a, 0x55, 0x2d)};
     return palette[lane % palette.size()];
 }
@@ -147,27 +149,38 @@ QColor TimelineView::markColor(MarkKind kind) {
     return kTextColor;
 }
 
-QColor TimelineView::backgroundColor(size_t lane) { return lane % 2 == 0 ? kPlotBackground : kAlternatePlotBackground; }
+QColor TimelineView::backgroundColor(size_t lane) {
+    return lane % 2 == 0 ? kPlotBackground : kAlternatePlotBackground;
+}
 
-QSize TimelineView::sizeHint() const { return QSize(900, minimumSizeHint().height()); }
+QSize TimelineView::sizeHint() const {
+    return QSize(900, minimumSizeHint().height());
+}
 
 QSize TimelineView::minimumSizeHint() const {
     const int lanes = model_ ? static_cast<int>(model_->lanes().size()) : 1;
     return QSize(kLabelWidth + 200, kRulerHeight + std::max(lanes, 1) * kLaneHeight + 1);
 }
 
-void TimelineView::zoomToFit() { viewport_->zoomToFit(); }
+void TimelineView::zoomToFit() {
+    viewport_->zoomToFit();
+}
 
-void TimelineView::zoomIn() { viewport_->zoom(kZoomStep, viewport_->begin() + viewport_->span() / 2); }
+void TimelineView::zoomIn() {
+    viewport_->zoom(kZoomStep, viewport_->begin() + viewport_->span() / 2);
+}
 
-void TimelineView::zoomOut() { viewport_->zoom(1 / kZoomStep, viewport_->begin() + viewport_->span() / 2); }
+void TimelineView::zoomOut() {
+    viewport_->zoom(1 / kZoomStep, viewport_->begin() + viewport_->span() / 2);
+}
 
 void TimelineView::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.fillRect(rect(), palette().window());
     if (!model_ || model_->lanes().empty()) {
         painter.setPen(kTextColor);
-        painter.drawText(rect(), Qt::AlignCenter, tr("No recording: use File > Open or drop a recording here."));
+        painter.drawText(rect(), Qt::AlignCenter,
+                         tr("No recording: use File > Open or drop a recording here."));
         return;
     }
     paintRuler(painter);
@@ -195,9 +208,13 @@ void TimelineView::paintRuler(QPainter& painter) const {
     const QRect plot = plotRect();
     painter.fillRect(QRect(0, 0, width(), kRulerHeight), kLabelBackground);
     painter.setPen(kTextColor);
+    const bool event_order = model_->axis() == TimeAxis::EventOrder;
     painter.drawText(QRect(6, 0, kLabelWidth - 12, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
-                     tr("logical time"));
-    const double step = nice_step(viewport_->span() * kRulerTargetTickSpacing / plot.width());
+                     event_order ? tr("event") : tr("logical time"));
+    double step = nice_step(viewport_->span() * kRulerTargetTickSpacing / plot.width());
+    if (event_order) {
+        step = std::max(step, 1.0);
+    }
     const double first = std::ceil(viewport_->begin() / step) * step;
     for (double tick = first; tick <= viewport_->end(); tick += step) {
         const int x = static_cast<int>(std::lround(xOf(tick)));
@@ -205,7 +222,8 @@ void TimelineView::paintRuler(QPainter& painter) const {
         painter.drawLine(x, kRulerHeight - 6, x, plot.bottom());
         painter.setPen(kTextColor);
         painter.drawText(QRect(x + 3, 0, kRulerTargetTickSpacing - 6, kRulerHeight - 4),
-                         Qt::AlignBottom | Qt::AlignLeft, time_label(tick, step));
+                         Qt::AlignBottom | Qt::AlignLeft,
+                         event_order ? QString::number(tick, 'f', 0) : time_label(tick, step));
     }
     painter.setPen(kGridColor);
     painter.drawLine(0, kRulerHeight - 1, width(), kRulerHeight - 1);
@@ -226,8 +244,8 @@ void TimelineView::paintLane(QPainter& painter, size_t lane_index) const {
     painter.setPen(first_of_process ? kTextColor : kGridColor);
     painter.drawLine(0, row.top(), width(), row.top());
 
-    const std::vector<ColumnSummary> columns =
-        model_->summarize(lane_index, viewport_->begin(), viewport_->end(), static_cast<size_t>(plot.width()));
+    const std::vector<ColumnSummary> columns = model_->summarize(
+        lane_index, viewport_->begin(), viewport_->end(), static_cast<size_t>(plot.width()));
     const QColor bar = laneColor(lane_index);
     const int bar_top = row.top() + kBarTop;
     const int bar_height = kBarBottom - kBarTop;
@@ -254,7 +272,8 @@ void TimelineView::paintLane(QPainter& painter, size_t lane_index) const {
         }
         if (summary.mark_count > 0) {
             const int x = plot.left() + static_cast<int>(column);
-            painter.fillRect(QRect(x, row.top() + kTickTop, 1, kTickBottom - kTickTop), markColor(summary.strongest_mark));
+            painter.fillRect(QRect(x, row.top() + kTickTop, 1, kTickBottom - kTickTop),
+                             markColor(summary.strongest_mark));
         }
     }
     flush(columns.size());
@@ -288,8 +307,8 @@ void TimelineView::selectAt(QPoint position) {
     if (!lane || position.x() < kLabelWidth) {
         return;
     }
-    const auto event_index =
-        model_->event_at(*lane, timeAt(position.x() - kClickTolerance), timeAt(position.x() + kClickTolerance + 1));
+    const auto event_index = model_->event_at(*lane, timeAt(position.x() - kClickTolerance),
+                                              timeAt(position.x() + kClickTolerance + 1));
     if (event_index) {
         setSelectedEvent(*event_index);
         emit eventClicked(*event_index);

@@ -34,7 +34,9 @@ void TimelineViewport::zoom(double factor, double anchor) {
     setVisibleRange(new_begin, new_begin + new_span);
 }
 
-void TimelineViewport::pan(double delta) { setVisibleRange(begin_ + delta, end_ + delta); }
+void TimelineViewport::pan(double delta) {
+    setVisibleRange(begin_ + delta, end_ + delta);
+}
 
 void TimelineViewport::zoomToFit() {
     begin_ = full_begin_;

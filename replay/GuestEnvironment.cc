@@ -16,6 +16,8 @@ std::vector<std::string> current_environment() {
     return entries;
 }
 
-std::string current_directory() { return std::filesystem::current_path().string(); }
+std::string current_directory() {
+    return std::filesystem::current_path().string();
+}
 
 } // namespace hermit::replay

@@ -22,7 +22,8 @@ const Event* next_recorded_schedule(const ReplayLog& log) {
         if (std::holds_alternative<ScheduleEvent>(payload)) {
             return &events[index];
         }
-        if (!std::holds_alternative<ThreadStartEvent>(payload) && !std::holds_alternative<ThreadExitEvent>(payload) &&
+        if (!std::holds_alternative<ThreadStartEvent>(payload) &&
+            !std::holds_alternative<ThreadExitEvent>(payload) &&
             !std::holds_alternative<SignalEvent>(payload)) {
             return nullptr;
         }
@@ -32,21 +33,26 @@ const Event* next_recorded_schedule(const ReplayLog& log) {
 
 } // namespace
 
-int32_t RecordedSchedulePolicy::choose(const tracer::SchedulingPoint& point, const std::vector<int32_t>& runnable) {
-    auto is_runnable = [&](int32_t tid) { return std::find(runnable.begin(), runnable.end(), tid) != runnable.end(); };
+int32_t RecordedSchedulePolicy::choose(const tracer::SchedulingPoint& point,
+                                       const std::vector<int32_t>& runnable) {
+    auto is_runnable = [&](int32_t tid) {
+        return std::find(runnable.begin(), runnable.end(), tid) != runnable.end();
+    };
     const Event* next = next_recorded_schedule(log_);
     if (next != nullptr) {
         if (!is_runnable(next->tid)) {
-            throw_desync(log_.position(), next->tid, describe_recorded_event(*next), describe_runnable(runnable));
+            throw_desync(log_.position(), next->tid, describe_recorded_event(*next),
+                         describe_runnable(runnable));
         }
         return next->tid;
     }
     if (point.current_runnable && is_runnable(point.current_tid)) {
         return point.current_tid;
     }
-    throw_desync(log_.position(), point.current_tid,
-                 log_.at_end() ? std::string("end of recording") : describe_recorded_event(*log_.peek()),
-                 fmt::format("thread {} gave up the run token ({})", point.current_tid, describe_runnable(runnable)));
+    throw_desync(
+        log_.position(), point.current_tid,
+        log_.at_end() ? std::string("end of recording") : describe_recorded_event(*log_.peek()),
+        fmt::format("thread {} gave up the run token ({})", point.current_tid, describe_runnable(runnable)));
 }
 
 } // namespace hermit::replay

@@ -57,7 +57,9 @@ Recorder::Recorder(RecordingWriter& writer)
     : writer_(writer), own_stdout_(GuestDescriptors::own_identity(1)),
       own_stderr_(GuestDescriptors::own_identity(2)) {}
 
-std::set<int> Recorder::trapped_syscalls() const { return recorded_syscalls(); }
+std::set<int> Recorder::trapped_syscalls() const {
+    return recorded_syscalls();
+}
 
 tracer::SyscallDecision Recorder::on_entry(tracer::Task& task, const tracer::SyscallStop& stop) {
     host_pids_[task.pid()] = task.host_pid();
@@ -72,8 +74,9 @@ tracer::SyscallDecision Recorder::on_entry(tracer::Task& task, const tracer::Sys
         descriptors_.write_would_wait(task.host_pid(), fd, stop.number == SYS_write ? stop.args[2] : 1)) {
         return retry_later(task, pending);
     }
-    return replay_treatment(stop.number) == ReplayTreatment::NotRecorded ? tracer::SyscallDecision::pass()
-                                                                         : tracer::SyscallDecision::stop_at_exit();
+    return replay_treatment(stop.number) == ReplayTreatment::NotRecorded
+               ? tracer::SyscallDecision::pass()
+               : tracer::SyscallDecision::stop_at_exit();
 }
 
 void Recorder::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& result) {

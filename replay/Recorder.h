@@ -59,15 +59,17 @@ private:
     };
 
     tracer::SyscallDecision retry_later(tracer::Task& task, PendingSyscall& pending);
-    std::vector<MemoryWrite> capture_outputs(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
+    std::vector<MemoryWrite> capture_outputs(tracer::Task& task, const tracer::SyscallStop& stop,
+                                             int64_t result);
     void copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
-    std::optional<StdioEvent> capture_stdio(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
+    std::optional<StdioEvent> capture_stdio(tracer::Task& task, const tracer::SyscallStop& stop,
+                                            int64_t result);
 
     RecordingWriter& writer_;
     GuestDescriptors descriptors_;
     std::optional<ObjectIdentity> own_stdout_;
     std::optional<ObjectIdentity> own_stderr_;
-    std::map<int32_t, PendingSyscall> pending_;      // by guest tid: trapped, its event not yet seen
+    std::map<int32_t, PendingSyscall> pending_;       // by guest tid: trapped, its event not yet seen
     std::map<int32_t, uint64_t> last_retry_progress_; // by guest tid: progress_ at its last retry
     std::map<int32_t, pid_t> host_pids_;              // guest pid -> host pid
     std::set<std::string> copied_files_;

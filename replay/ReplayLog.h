@@ -33,6 +33,7 @@ std::string describe_recorded_event(const Event& event);
 std::string describe_syscall(int number);
 
 // Throws hermit::Error(ReplayDesync) for event `index`.
-[[noreturn]] void throw_desync(uint64_t index, int32_t tid, const std::string& expected, const std::string& actual);
+[[noreturn]] void throw_desync(uint64_t index, int32_t tid, const std::string& expected,
+                               const std::string& actual);
 
 } // namespace hermit::replay

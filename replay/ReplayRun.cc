@@ -17,7 +17,8 @@ int replay_autopilot(const std::string& id_or_path) {
     RecordingReader reader(store.resolve(id_or_path));
     const RecordingMeta& meta = reader.meta();
     if (!meta.finished) {
-        throw Error(ErrorCode::ReplayUnsupported, meta.id, "it is unfinished (the recording run did not end normally)");
+        throw Error(ErrorCode::ReplayUnsupported, meta.id,
+                    "it is unfinished (the recording run did not end normally)");
     }
     ReplayLog log(reader.read_all());
     spdlog::info("replaying {} ({} events)", meta.id, log.size());

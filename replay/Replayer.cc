@@ -40,7 +40,8 @@ bool arguments_match(const SyscallEvent& recorded, const std::array<uint64_t, 6>
 }
 
 bool arguments_match(const SyscallEvent& recorded, const SyscallEvent& replayed) {
-    size_t count = compared_argument_count(recorded.number, std::min(recorded.args.size(), replayed.args.size()));
+    size_t count =
+        compared_argument_count(recorded.number, std::min(recorded.args.size(), replayed.args.size()));
     return std::equal(recorded.args.begin(), recorded.args.begin() + static_cast<long>(count),
                       replayed.args.begin());
 }
@@ -63,13 +64,24 @@ std::string absolute_guest_path(pid_t host_pid, int dirfd, const std::string& pa
     if (path.starts_with("/")) {
         return std::filesystem::path(path).lexically_normal().string();
     }
-    std::string base = "/proc/" + std::to_string(host_pid) + (dirfd == AT_FDCWD ? "/cwd" : "/fd/" + std::to_string(dirfd));
+    std::string base =
+        "/proc/" + std::to_string(host_pid) + (dirfd == AT_FDCWD ? "/cwd" : "/fd/" + std::to_string(dirfd));
     char buffer[PATH_MAX];
     ssize_t length = readlink(base.c_str(), buffer, sizeof buffer);
     if (length <= 0 || static_cast<size_t>(length) >= sizeof buffer) {
         return {};
     }
-    return (std::filesystem::path(std::string(buffer, static_cast<size_t>(length))) / path).lexically_normal().string();
+    return (std::filesystem::path(std::string(buffer, static_cast<size_t>(length))) / path)
+        .lexically_normal()
+        .string();
+}
+
+// A schedule that left the token with the thread that had it. Whether one is emitted depends on whether
+// a new thread's first stop reached the tracer before its creation event (timing), and it changes
+// nothing in the guest, so the replay and the recording may each have some the other lacks.
+bool kept_running(const Event& event) {
+    const auto* schedule = std::get_if<ScheduleEvent>(&event.payload);
+    return schedule != nullptr && schedule->previous_tid == event.tid;
 }
 
 std::string describe_replayed(const Event& event) {
@@ -81,14 +93,17 @@ std::string describe_replayed(const Event& event) {
 
 } // namespace
 
-Replayer::Replayer(const RecordingReader& reader, ReplayLog& log, std::vector<tracer::SyscallInterceptor*> followers)
+Replayer::Replayer(const RecordingReader& reader, ReplayLog& log,
+                   std::vector<tracer::SyscallInterceptor*> followers)
     : reader_(reader), log_(log), followers_(std::move(followers)) {
     for (int fd = 0; fd <= 2; fd++) {
         own_descriptors_.push_back(GuestDescriptors::own_identity(fd));
     }
 }
 
-std::set<int> Replayer::trapped_syscalls() const { return recorded_syscalls(); }
+std::set<int> Replayer::trapped_syscalls() const {
+    return recorded_syscalls();
+}
 
 void Replayer::stop_at_event(uint64_t event_index, StopHandler handler) {
     stop_index_ = event_index;
@@ -99,17 +114,22 @@ const SyscallEvent& Replayer::expect_syscall(tracer::Task& task, const tracer::S
     const Event* next = log_.peek();
     const SyscallEvent* recorded = next != nullptr ? std::get_if<SyscallEvent>(&next->payload) : nullptr;
     if (recorded == nullptr || next->tid != task.tid() || recorded->number != stop.number) {
-        throw_desync(log_.position(), task.tid(), next != nullptr ? describe_recorded_event(*next) : "end of recording",
+        throw_desync(log_.position(), task.tid(),
+                     next != nullptr ? describe_recorded_event(*next) : "end of recording",
                      describe_syscall(stop.number));
     }
     if (!arguments_match(*recorded, stop.args)) {
-        throw_desync(log_.position(), task.tid(), describe_syscall(recorded->number) + " with its recorded arguments",
+        throw_desync(log_.position(), task.tid(),
+                     describe_syscall(recorded->number) + " with its recorded arguments",
                      describe_syscall(stop.number) + " with different arguments");
     }
     return *recorded;
 }
 
 tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::SyscallStop& stop) {
+    while (!log_.at_end() && kept_running(*log_.peek())) {
+        log_.take();
+    }
     if (stop_index_ && log_.position() >= *stop_index_) {
         stop_index_.reset();
         stop_handler_(log_.position(), task);
@@ -149,15 +169,16 @@ tracer::SyscallDecision Replayer::emulate_input(tracer::Task& task, const tracer
     for (const MemoryWrite& write : recorded.memory_writes) {
         if (!task.write(write.address, write.data.data(), write.data.size())) {
             throw_desync(log_.position(), task.tid(),
-                         fmt::format("{} writing {} bytes at {:#x}", describe_syscall(stop.number), write.data.size(),
-                                     write.address),
+                         fmt::format("{} writing {} bytes at {:#x}", describe_syscall(stop.number),
+                                     write.data.size(), write.address),
                          "that memory is not mapped");
         }
     }
     return emulate(task, stop, recorded.result);
 }
 
-tracer::SyscallDecision Replayer::emulate(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result) {
+tracer::SyscallDecision Replayer::emulate(tracer::Task& task, const tracer::SyscallStop& stop,
+                                          int64_t result) {
     for (tracer::SyscallInterceptor* follower : followers_) {
         follower->on_entry(task, stop);
     }
@@ -232,7 +253,8 @@ std::optional<std::filesystem::path> Replayer::replacement_for(const std::string
 
 bool Replayer::is_inherited(pid_t host_pid, int fd) const {
     auto identity = GuestDescriptors::identity(host_pid, fd);
-    return identity && std::find(own_descriptors_.begin(), own_descriptors_.end(), identity) != own_descriptors_.end();
+    return identity &&
+           std::find(own_descriptors_.begin(), own_descriptors_.end(), identity) != own_descriptors_.end();
 }
 
 tracer::SyscallDecision Replayer::write(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -251,6 +273,14 @@ tracer::SyscallDecision Replayer::write(tracer::Task& task, const tracer::Syscal
 }
 
 void Replayer::on_event(const Event& event) {
+    if (kept_running(event) &&
+        (log_.at_end() || !std::holds_alternative<ScheduleEvent>(log_.peek()->payload))) {
+        return;
+    }
+    while (!log_.at_end() && kept_running(*log_.peek()) &&
+           !std::holds_alternative<ScheduleEvent>(event.payload)) {
+        log_.take();
+    }
     const uint64_t index = log_.position();
     if (log_.at_end()) {
         throw_desync(index, event.tid, "end of recording", describe_replayed(event));
@@ -272,13 +302,14 @@ void Replayer::compare(uint64_t index, const Event& recorded, const Event& repla
         throw_desync(index, replayed.tid, expected, actual);
     };
     if (recorded.payload.index() != replayed.payload.index() || recorded.tid != replayed.tid) {
-        diverged(describe_recorded_event(recorded), fmt::format("{} in thread {}", describe_replayed(replayed),
-                                                                replayed.tid));
+        diverged(describe_recorded_event(recorded),
+                 fmt::format("{} in thread {}", describe_replayed(replayed), replayed.tid));
     }
     const auto* recorded_syscall = std::get_if<SyscallEvent>(&recorded.payload);
     if (recorded_syscall == nullptr) {
         if (recorded.payload != replayed.payload) {
-            diverged(describe_recorded_event(recorded), describe_replayed(replayed) + " with different details");
+            diverged(describe_recorded_event(recorded),
+                     describe_replayed(replayed) + " with different details");
         }
         return;
     }
@@ -290,7 +321,8 @@ void Replayer::compare(uint64_t index, const Event& recorded, const Event& repla
     if (pending != nullptr && pending->retried) {
         return;
     }
-    if ((pending == nullptr || !pending->redirected) && !arguments_match(*recorded_syscall, replayed_syscall)) {
+    if ((pending == nullptr || !pending->redirected) &&
+        !arguments_match(*recorded_syscall, replayed_syscall)) {
         diverged(name + " with its recorded arguments", name + " with different arguments");
     }
     if (recorded_syscall->result != replayed_syscall.result) {
@@ -307,16 +339,19 @@ void Replayer::check_stdio(const Event& replayed, const PendingSyscall& pending)
     const uint64_t index = log_.position();
     const auto& recorded = std::get<StdioEvent>(log_.take().payload);
     // The recorded bytes are what the kernel accepted, a prefix of what the guest asked to write.
-    if (pending.written_bytes && (pending.written_bytes->size() < recorded.data.size() ||
-                                  !std::equal(recorded.data.begin(), recorded.data.end(), pending.written_bytes->begin()))) {
-        throw_desync(index, replayed.tid, fmt::format("{} bytes written on fd {}", recorded.data.size(), recorded.fd),
+    if (pending.written_bytes &&
+        (pending.written_bytes->size() < recorded.data.size() ||
+         !std::equal(recorded.data.begin(), recorded.data.end(), pending.written_bytes->begin()))) {
+        throw_desync(index, replayed.tid,
+                     fmt::format("{} bytes written on fd {}", recorded.data.size(), recorded.fd),
                      "different bytes");
     }
 }
 
 void Replayer::check_finished(int recorded_exit_status, int replayed_exit_status) const {
     if (!log_.at_end()) {
-        throw_desync(log_.position(), log_.peek()->tid, describe_recorded_event(*log_.peek()), "end of the guest");
+        throw_desync(log_.position(), log_.peek()->tid, describe_recorded_event(*log_.peek()),
+                     "end of the guest");
     }
     if (recorded_exit_status != replayed_exit_status) {
         throw_desync(log_.position(), 0, fmt::format("exit status {}", recorded_exit_status),

@@ -40,7 +40,8 @@ public:
     // interceptors added after the replayer (the Virtualizer): when the replayer emulates a syscall they
     // are not asked, so it shows them the syscall anyway and ignores their answers, because during
     // recording they saw it (the Virtualizer's clock ticks at every syscall it sees).
-    Replayer(const RecordingReader& reader, ReplayLog& log, std::vector<tracer::SyscallInterceptor*> followers);
+    Replayer(const RecordingReader& reader, ReplayLog& log,
+             std::vector<tracer::SyscallInterceptor*> followers);
 
     std::set<int> trapped_syscalls() const override;
     tracer::SyscallDecision on_entry(tracer::Task& task, const tracer::SyscallStop& stop) override;
@@ -66,22 +67,24 @@ private:
     const SyscallEvent& expect_syscall(tracer::Task& task, const tracer::SyscallStop& stop);
     tracer::SyscallDecision emulate_input(tracer::Task& task, const tracer::SyscallStop& stop,
                                           const SyscallEvent& recorded);
-    tracer::SyscallDecision open_file(tracer::Task& task, const tracer::SyscallStop& stop, PendingSyscall& pending);
-    tracer::SyscallDecision write(tracer::Task& task, const tracer::SyscallStop& stop, const SyscallEvent& recorded,
-                                  PendingSyscall& pending);
+    tracer::SyscallDecision open_file(tracer::Task& task, const tracer::SyscallStop& stop,
+                                      PendingSyscall& pending);
+    tracer::SyscallDecision write(tracer::Task& task, const tracer::SyscallStop& stop,
+                                  const SyscallEvent& recorded, PendingSyscall& pending);
     // The recorded copy to open instead of `guest_path`, when the original is missing or changed.
     std::optional<std::filesystem::path> replacement_for(const std::string& absolute_path);
     bool is_inherited(pid_t host_pid, int fd) const;
     tracer::SyscallDecision emulate(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
-    void compare(uint64_t index, const Event& recorded, const Event& replayed, const PendingSyscall* pending) const;
+    void compare(uint64_t index, const Event& recorded, const Event& replayed,
+                 const PendingSyscall* pending) const;
     void check_stdio(const Event& replayed, const PendingSyscall& pending);
 
     const RecordingReader& reader_;
     ReplayLog& log_;
     std::vector<tracer::SyscallInterceptor*> followers_;
-    std::vector<std::optional<ObjectIdentity>> own_descriptors_; // hermit's 0, 1, 2
+    std::vector<std::optional<ObjectIdentity>> own_descriptors_;               // hermit's 0, 1, 2
     std::map<std::string, std::optional<std::filesystem::path>> replacements_; // absolute path -> copy
-    std::map<int32_t, PendingSyscall> pending_;                                 // by guest tid
+    std::map<int32_t, PendingSyscall> pending_;                                // by guest tid
     std::optional<uint64_t> stop_index_;
     StopHandler stop_handler_;
 };

@@ -187,8 +187,9 @@ std::optional<std::string> first_difference(const CapturedRun& a, const Captured
     return std::nullopt;
 }
 
-void write_json(const std::string& path, const CapturedRun& a, const CapturedRun& b, const ScheduleDiffResult& diff,
-                const std::optional<std::string>& difference, uint64_t index) {
+void write_json(const std::string& path, const CapturedRun& a, const CapturedRun& b,
+                const ScheduleDiffResult& diff, const std::optional<std::string>& difference,
+                uint64_t index) {
     nlohmann::json json = {
         {"identical", !difference.has_value()},
         {"events", {diff.events_a, diff.events_b}},
@@ -205,7 +206,8 @@ void write_json(const std::string& path, const CapturedRun& a, const CapturedRun
         json["first_difference"] = {{"event_index", index}, {"description", *difference}};
         if (diff.divergence) {
             auto side = [](const std::optional<Event>& event) {
-                return event ? nlohmann::json(describe_event(*event, syscall_name_of)) : nlohmann::json(nullptr);
+                return event ? nlohmann::json(describe_event(*event, syscall_name_of))
+                             : nlohmann::json(nullptr);
             };
             json["first_difference"]["reason"] = diff.divergence->reason;
             json["first_difference"]["a"] = side(diff.divergence->a);

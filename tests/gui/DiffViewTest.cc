@@ -50,7 +50,8 @@ TEST_F(DiffViewTest, MarksTheDivergenceThatScheduleDiffFinds) {
     EXPECT_EQ(view_.topView()->divergenceEvents(), std::vector<uint64_t>{12});
     EXPECT_EQ(view_.bottomView()->divergenceEvents(), std::vector<uint64_t>{12});
     EXPECT_EQ(view_.topView()->divergenceTime(), 50.0);
-    EXPECT_TRUE(view_.summaryText().contains(QStringLiteral("event 12"))) << view_.summaryText().toStdString();
+    EXPECT_TRUE(view_.summaryText().contains(QStringLiteral("event 12")))
+        << view_.summaryText().toStdString();
     EXPECT_TRUE(view_.summaryText().contains(QString::fromStdString(expected.divergence->reason)));
 }
 
@@ -65,6 +66,14 @@ TEST_F(DiffViewTest, BothViewsShareOneTimeAxisAndShowTheRedLine) {
     const int x = static_cast<int>(view_.topView()->xOf(50));
     EXPECT_EQ(top.pixelColor(x, 3), QColor(0xe0, 0x10, 0x10));
     EXPECT_NE(top.pixelColor(x + 20, 3), QColor(0xe0, 0x10, 0x10));
+}
+
+TEST_F(DiffViewTest, EventOrderPutsTheDivergenceAtItsIndex) {
+    view_.setRecordings(a_, b_);
+    view_.setTimeAxis(TimeAxis::EventOrder);
+    EXPECT_EQ(view_.topView()->model()->axis(), TimeAxis::EventOrder);
+    EXPECT_EQ(view_.topView()->divergenceTime(), 12.0);
+    EXPECT_EQ(view_.bottomView()->divergenceEvents(), std::vector<uint64_t>{12});
 }
 
 TEST_F(DiffViewTest, IdenticalRecordingsHaveNoDivergence) {

@@ -51,7 +51,8 @@ TEST_F(EventTableModelTest, OneRowPerEventWithItsColumns) {
     EXPECT_EQ(model_.index(7, EventTableModel::KindColumn).data().toString(), QStringLiteral("syscall"));
     EXPECT_EQ(model_.index(7, EventTableModel::DescriptionColumn).data().toString(),
               QStringLiteral("futex(0x1, 0x2, 0x3) = 0"));
-    EXPECT_EQ(model_.headerData(EventTableModel::TidColumn, Qt::Horizontal).toString(), QStringLiteral("TID"));
+    EXPECT_EQ(model_.headerData(EventTableModel::TidColumn, Qt::Horizontal).toString(),
+              QStringLiteral("TID"));
 }
 
 TEST_F(EventTableModelTest, UnknownSyscallsGetAFallbackName) {

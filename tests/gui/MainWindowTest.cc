@@ -46,7 +46,8 @@ TEST_F(MainWindowTest, OpensARecordingOffTheGuiThread) {
     ASSERT_TRUE(window_.recording());
     EXPECT_EQ(window_.recording()->events.size(), testing::four_thread_events().size());
     EXPECT_EQ(window_.timelineView()->model()->lanes().size(), 4u);
-    EXPECT_EQ(window_.eventTable()->model()->rowCount(), static_cast<int>(testing::four_thread_events().size()));
+    EXPECT_EQ(window_.eventTable()->model()->rowCount(),
+              static_cast<int>(testing::four_thread_events().size()));
     // All threads, then one entry per lane.
     EXPECT_EQ(window_.threadFilter()->count(), 5);
     QSettings settings;
@@ -126,7 +127,8 @@ TEST(RecordingListDialogTest, ListsTheStoresRecordings) {
 TEST(ReplayLauncherTest, BuildsTheGotoEventCommand) {
     ReplayLauncher launcher(QStringLiteral("/usr/bin/hermit"));
     EXPECT_EQ(ReplayLauncher::arguments(QStringLiteral("/data/rec 1"), 42),
-              (QStringList{QStringLiteral("replay"), QStringLiteral("/data/rec 1"), QStringLiteral("--goto-event=42")}));
+              (QStringList{QStringLiteral("replay"), QStringLiteral("/data/rec 1"),
+                           QStringLiteral("--goto-event=42")}));
     EXPECT_EQ(launcher.commandLine(QStringLiteral("/data/rec 1"), 42),
               QStringLiteral("/usr/bin/hermit replay '/data/rec 1' --goto-event=42"));
 }

@@ -24,11 +24,13 @@ std::vector<Event> four_thread_events() {
     for (const ScheduledSlice& slice : four_thread_schedule()) {
         if (std::find(started.begin(), started.end(), slice.tid) == started.end()) {
             started.push_back(slice.tid);
-            events.push_back(Event{slice.begin, slice.tid, slice.pid, ThreadStartEvent{10, slice.tid == slice.pid}});
+            events.push_back(
+                Event{slice.begin, slice.tid, slice.pid, ThreadStartEvent{10, slice.tid == slice.pid}});
         }
         const auto reason = previous == 0 ? ScheduleEvent::Reason::Started : ScheduleEvent::Reason::Yield;
         events.push_back(Event{slice.begin, slice.tid, slice.pid, ScheduleEvent{previous, reason}});
-        events.push_back(Event{slice.begin + 1, slice.tid, slice.pid, SyscallEvent{202, {1, 2, 3}, 0, false, {}}});
+        events.push_back(
+            Event{slice.begin + 1, slice.tid, slice.pid, SyscallEvent{202, {1, 2, 3}, 0, false, {}}});
         if (slice.tid == 11 && slice.begin == 20) {
             events.push_back(Event{22, 11, 11, ExecEvent{"/bin/true", {"true"}, "00"}});
         }

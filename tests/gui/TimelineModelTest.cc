@@ -73,8 +73,10 @@ TEST_F(TimelineModelTest, MarksLandInTheLaneOfTheirThread) {
     const ThreadLane& eleven = model().lanes()[lane(11)];
     ASSERT_EQ(eleven.marks_of(MarkKind::Signal).size(), 1u);
     EXPECT_EQ(eleven.marks_of(MarkKind::Signal)[0].time, 66u);
-    EXPECT_EQ(std::get<SignalEvent>(recording_->events[eleven.marks_of(MarkKind::Signal)[0].event_index].payload).number,
-              SIGUSR1);
+    EXPECT_EQ(
+        std::get<SignalEvent>(recording_->events[eleven.marks_of(MarkKind::Signal)[0].event_index].payload)
+            .number,
+        SIGUSR1);
     EXPECT_EQ(eleven.marks_of(MarkKind::Exec).size(), 1u);
     EXPECT_EQ(eleven.marks_of(MarkKind::ThreadStart).size(), 1u);
     EXPECT_EQ(model().lanes()[lane(10)].marks_of(MarkKind::ThreadStart).size(), 0u);
@@ -153,6 +155,20 @@ TEST_F(TimelineModelTest, PositionOfAnEventIsItsLaneAndTime) {
         EXPECT_EQ(model().lanes()[position.lane].tid, recording_->events[i].tid);
         EXPECT_EQ(position.time, recording_->events[i].time);
     }
+}
+
+TEST_F(TimelineModelTest, EventOrderAxisUsesEventIndices) {
+    const TimelineModel by_index(recording_->events, TimeAxis::EventOrder);
+    EXPECT_EQ(by_index.axis(), TimeAxis::EventOrder);
+    EXPECT_EQ(by_index.end_time(), recording_->events.size() - 1);
+    const ThreadLane& ten = by_index.lanes()[by_index.lane_of_tid(10).value()];
+    // tid 10 holds the token from event 0 (its first Schedule) to event 3 (tid 12's Schedule), then 12..14.
+    ASSERT_EQ(ten.slices.size(), 2u);
+    EXPECT_EQ(ten.slices[0].begin, 0u);
+    EXPECT_EQ(ten.slices[0].end, 3u);
+    EXPECT_EQ(ten.slices[1].begin, 12u);
+    EXPECT_EQ(ten.slices[1].end, 14u);
+    EXPECT_EQ(by_index.position_of(18).time, 18u);
 }
 
 TEST(TimelineModelWithoutSchedule, TheFirstThreadHoldsTheToken) {

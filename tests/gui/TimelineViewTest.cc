@@ -77,7 +77,8 @@ TEST_F(TimelineViewTest, ClickSelectsTheEventUnderTheCursor) {
     // In the middle of tid 13's long slice: its Schedule event.
     QTest::mouseClick(&view_, Qt::LeftButton, {}, QPoint(xAt(85), barY(lane(13))));
     ASSERT_EQ(clicked.count(), 2);
-    EXPECT_EQ(clicked.at(1).at(0).value<quint64>(), recording_->timeline.lanes()[lane(13)].slices[1].event_index);
+    EXPECT_EQ(clicked.at(1).at(0).value<quint64>(),
+              recording_->timeline.lanes()[lane(13)].slices[1].event_index);
 }
 
 TEST_F(TimelineViewTest, SelectionIsDrawnOnTheEvent) {
@@ -91,8 +92,8 @@ TEST_F(TimelineViewTest, SelectionIsDrawnOnTheEvent) {
 TEST_F(TimelineViewTest, WheelZoomsAroundTheCursorAndDragPans) {
     TimelineViewport* viewport = view_.viewport();
     const QPointF cursor(xAt(30), barY(0));
-    QWheelEvent wheel(cursor, view_.mapToGlobal(cursor), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier,
-                      Qt::NoScrollPhase, false);
+    QWheelEvent wheel(cursor, view_.mapToGlobal(cursor), QPoint(), QPoint(0, 240), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
     QCoreApplication::sendEvent(&view_, &wheel);
     EXPECT_LT(viewport->span(), 100);
     EXPECT_NEAR(view_.timeAt(cursor.x()), 30, 0.01);

@@ -1,0 +1,97 @@
+// Record and replay through the real hermit binary: `hermit record start` then `hermit replay --autopilot`
+// must reproduce the guest's output and exit status, also after the file it read is gone, and a damaged
+// recording must be refused with the formats error.
+
+#include "HermitProcess.h"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace hermit::testing {
+namespace {
+
+class RecordReplayTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char pattern[] = "/tmp/hermit-record-replay-XXXXXX";
+        ASSERT_NE(mkdtemp(pattern), nullptr);
+        directory_ = pattern;
+        data_dir_ = directory_ / "recordings";
+    }
+    void TearDown() override { std::filesystem::remove_all(directory_); }
+
+    ProcessResult hermit(std::vector<std::string> arguments, const std::string& stdin_text = "") {
+        arguments.insert(arguments.begin(), hermit_binary());
+        return run_process(arguments, stdin_text, 120, {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    }
+
+    std::filesystem::path directory_;
+    std::filesystem::path data_dir_;
+};
+
+TEST_F(RecordReplayTest, ReplayReproducesTimeRandomFileAndStdin) {
+    const auto input = directory_ / "input.txt";
+    std::ofstream(input) << "contents of the input file";
+    ProcessResult recorded =
+        hermit({"record", "start", "--", guest_path("replay_inputs"), input.string()}, "line from stdin\n");
+    ASSERT_EQ(recorded.exit_status, 7) << recorded.stderr_text;
+    EXPECT_NE(recorded.stdout_text.find("stdin 16 bytes: line from stdin"), std::string::npos);
+    EXPECT_NE(recorded.stdout_text.find("contents of the input file"), std::string::npos);
+    EXPECT_NE(recorded.stderr_text.find("hermit: recorded replay_inputs-1 ("), std::string::npos);
+
+    ProcessResult replayed = hermit({"replay", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 7) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+    EXPECT_NE(replayed.stderr_text.find("replay_inputs done"), std::string::npos);
+}
+
+TEST_F(RecordReplayTest, ReplaySucceedsAfterTheReadFileIsDeleted) {
+    const auto input = directory_ / "deleted.txt";
+    std::ofstream(input) << "soon gone";
+    ProcessResult recorded =
+        hermit({"record", "start", "--name=gone", "--", guest_path("replay_inputs"), input.string()});
+    ASSERT_EQ(recorded.exit_status, 7) << recorded.stderr_text;
+    std::filesystem::remove(input);
+
+    ProcessResult replayed = hermit({"replay", "gone-1", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 7) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+    EXPECT_NE(replayed.stdout_text.find("soon gone"), std::string::npos);
+}
+
+TEST_F(RecordReplayTest, DamagedEventStreamIsRefusedWithE031) {
+    const auto input = directory_ / "input.txt";
+    std::ofstream(input) << "x";
+    ASSERT_EQ(hermit({"record", "start", "--", guest_path("replay_inputs"), input.string()}).exit_status, 7);
+    const auto events = data_dir_ / "replay_inputs-1" / "events.hrec";
+    const auto size = std::filesystem::file_size(events);
+    ASSERT_GT(size, 40u);
+    {
+        std::fstream stream(events, std::ios::in | std::ios::out | std::ios::binary);
+        stream.seekg(static_cast<std::streamoff>(size - 10));
+        char byte = 0;
+        stream.read(&byte, 1);
+        byte = static_cast<char>(byte ^ 0x5a);
+        stream.seekp(static_cast<std::streamoff>(size - 10));
+        stream.write(&byte, 1);
+    }
+    ProcessResult replayed = hermit({"replay", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 3);
+    EXPECT_NE(replayed.stderr_text.find("E031"), std::string::npos) << replayed.stderr_text;
+    EXPECT_NE(replayed.stderr_text.find("is corrupt"), std::string::npos) << replayed.stderr_text;
+}
+
+TEST_F(RecordReplayTest, ReplayOfMissingRecordingFailsWithE035) {
+    ProcessResult replayed = hermit({"replay", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 3);
+    EXPECT_NE(replayed.stderr_text.find("E03"), std::string::npos) << replayed.stderr_text;
+}
+
+} // namespace
+} // namespace hermit::testing

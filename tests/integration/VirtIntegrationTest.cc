@@ -1,0 +1,105 @@
+// Runs real guests under the built hermit and checks that what the Virtualizer controls (time, randomness,
+// host facts, file metadata) is identical across runs and follows --seed and --epoch.
+
+#include "HermitProcess.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace hermit::testing {
+namespace {
+
+ProcessResult hermit_run(const std::vector<std::string>& options, const std::vector<std::string>& command) {
+    std::vector<std::string> argv = {hermit_binary(), "run"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back("--");
+    argv.insert(argv.end(), command.begin(), command.end());
+    return run_process(argv, "", 120);
+}
+
+std::string line_of(const std::string& text, const std::string& key) {
+    const size_t start = text.find("\n" + key + " ");
+    if (start == std::string::npos) {
+        return "";
+    }
+    return text.substr(start + 1, text.find('\n', start + 1) - start - 1);
+}
+
+TEST(VirtIntegrationTest, VirtTimeGuestIsIdenticalAcrossRunsAndDiffersNatively) {
+    const std::vector<std::string> guest = {guest_path("virt_time")};
+    const ProcessResult native_a = run_process(guest);
+    const ProcessResult native_b = run_process(guest);
+    ASSERT_EQ(native_a.exit_status, 0) << native_a.stderr_text;
+    EXPECT_NE(native_a.stdout_text, native_b.stdout_text) << "the guest reads nothing nondeterministic natively";
+
+    const ProcessResult first = hermit_run({}, guest);
+    ASSERT_EQ(first.exit_status, 0) << first.stderr_text;
+    for (int run = 0; run < 4; ++run) {
+        const ProcessResult again = hermit_run({}, guest);
+        ASSERT_EQ(again.exit_status, 0) << again.stderr_text;
+        EXPECT_EQ(again.stdout_text, first.stdout_text) << "run " << run + 2 << " differs";
+    }
+    EXPECT_NE(first.stdout_text.find("realtime 946684800."), std::string::npos) << first.stdout_text;
+    EXPECT_NE(first.stdout_text.find("nodename hermit release 5.15.0-hermit"), std::string::npos);
+    EXPECT_NE(first.stdout_text.find("affinity 2\n"), std::string::npos);
+    EXPECT_NE(first.stdout_text.find("stat_mtime 946684800 "), std::string::npos);
+}
+
+TEST(VirtIntegrationTest, SeedChangesOnlyTheRandomValues) {
+    const std::vector<std::string> guest = {guest_path("virt_time")};
+    const ProcessResult seed1 = hermit_run({"--seed=1"}, guest);
+    const ProcessResult seed2 = hermit_run({"--seed=2"}, guest);
+    ASSERT_EQ(seed1.exit_status, 0) << seed1.stderr_text;
+    ASSERT_EQ(seed2.exit_status, 0) << seed2.stderr_text;
+    for (const char* key : {"getrandom", "urandom", "at_random"}) {
+        EXPECT_NE(line_of(seed1.stdout_text, key), line_of(seed2.stdout_text, key)) << key;
+        EXPECT_FALSE(line_of(seed1.stdout_text, key).empty()) << key;
+    }
+    EXPECT_EQ(line_of(seed1.stdout_text, "realtime"), line_of(seed2.stdout_text, "realtime"));
+}
+
+TEST(VirtIntegrationTest, UrandomReadsFollowTheSeed) {
+    const std::vector<std::string> od = {"od", "-An", "-N8", "-tx1", "/dev/urandom"};
+    const ProcessResult a = hermit_run({}, od);
+    const ProcessResult b = hermit_run({}, od);
+    const ProcessResult other = hermit_run({"--seed=2"}, od);
+    ASSERT_EQ(a.exit_status, 0) << a.stderr_text;
+    EXPECT_EQ(a.stdout_text, b.stdout_text);
+    EXPECT_NE(a.stdout_text, other.stdout_text);
+}
+
+TEST(VirtIntegrationTest, DateFollowsTheEpoch) {
+    const ProcessResult a = hermit_run({}, {"date", "-u"});
+    const ProcessResult b = hermit_run({}, {"date", "-u"});
+    ASSERT_EQ(a.exit_status, 0) << a.stderr_text;
+    EXPECT_EQ(a.stdout_text, b.stdout_text);
+    EXPECT_NE(a.stdout_text.find("Sat Jan  1 00:00:00 UTC 2000"), std::string::npos) << a.stdout_text;
+    const ProcessResult later = hermit_run({"--epoch=2020-01-01T00:00:00Z"}, {"date", "-u", "+%F"});
+    EXPECT_NE(later.stdout_text.find("2020-01-01"), std::string::npos) << later.stdout_text;
+    const ProcessResult bad = hermit_run({"--epoch=yesterday"}, {"date"});
+    EXPECT_EQ(bad.exit_status, 2);
+    EXPECT_NE(bad.stderr_text.find("E022"), std::string::npos) << bad.stderr_text;
+}
+
+TEST(VirtIntegrationTest, SleepReturnsAtOnceAndAdvancesTheClock) {
+    // A 10 s sleep must not take 10 s: the timeout of 5 s kills it otherwise (exit_status -1).
+    const ProcessResult sleep = run_process({hermit_binary(), "run", "--", "sleep", "10"}, "", 5);
+    EXPECT_EQ(sleep.exit_status, 0) << sleep.stderr_text;
+    const ProcessResult shell = hermit_run({}, {"sh", "-c", "date -u +%s; sleep 7; date -u +%s"});
+    ASSERT_EQ(shell.exit_status, 0) << shell.stderr_text;
+    EXPECT_NE(shell.stdout_text.find("946684800\n946684807\n"), std::string::npos) << shell.stdout_text;
+}
+
+TEST(VirtIntegrationTest, PythonRandomTimePidAndAddressesAreIdentical) {
+    const std::vector<std::string> python = {
+        "python3", "-c", "import random,time,os; print(random.random(), time.time(), os.getpid(), id(object()))"};
+    const ProcessResult a = hermit_run({}, python);
+    const ProcessResult b = hermit_run({}, python);
+    ASSERT_EQ(a.exit_status, 0) << a.stderr_text;
+    EXPECT_EQ(a.stdout_text, b.stdout_text);
+}
+
+} // namespace
+} // namespace hermit::testing
