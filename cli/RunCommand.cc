@@ -73,7 +73,8 @@ int64_t parse_preemption_timeout(const std::string& text) {
         }
     } catch (const std::exception&) {
     }
-    throw Error(ErrorCode::UsageError, "--preemption-timeout expects a number or 'disabled', got '" + text + "'");
+    throw Error(ErrorCode::UsageError,
+                "--preemption-timeout expects a number or 'disabled', got '" + text + "'");
 }
 
 RunConfig run_config(const RunArguments& arguments) {
@@ -125,23 +126,35 @@ int run_deterministic(const RunArguments& arguments) {
 
 void add_run_command(CLI::App& app, CommandContext& context) {
     auto arguments = std::make_shared<RunArguments>();
-    auto* command = app.add_subcommand("run", "Run a program deterministically: hermit run [options] -- cmd args...");
-    command->add_flag("--strict", arguments->strict, "Fail instead of warning when a nondeterminism source cannot be closed");
-    command->add_option("--seed", arguments->seed, "Seed of every pseudo-random stream (guest data, scheduler)");
-    command->add_option("--epoch", arguments->epoch, "Start of the guest's wall clock: seconds since 1970 or YYYY-MM-DDTHH:MM:SSZ");
+    auto* command =
+        app.add_subcommand("run", "Run a program deterministically: hermit run [options] -- cmd args...");
+    command->add_flag("--strict", arguments->strict,
+                      "Fail instead of warning when a nondeterminism source cannot be closed");
+    command->add_option("--seed", arguments->seed,
+                        "Seed of every pseudo-random stream (guest data, scheduler)");
+    command->add_option("--epoch", arguments->epoch,
+                        "Start of the guest's wall clock: seconds since 1970 or YYYY-MM-DDTHH:MM:SSZ");
     command->add_flag("--chaos", arguments->chaos, "Explore thread interleavings with a seeded schedule");
-    command->add_option("--sched-heuristic", arguments->sched_heuristic, "Chaos schedule: none, random or pct")
+    command
+        ->add_option("--sched-heuristic", arguments->sched_heuristic, "Chaos schedule: none, random or pct")
         ->check(CLI::IsMember({"none", "random", "pct"}));
-    command->add_option("--pct-depth", arguments->pct_depth, "PCT bug depth (number of priority change points + 1)");
+    command->add_option("--pct-depth", arguments->pct_depth,
+                        "PCT bug depth (number of priority change points + 1)");
     command->add_option("--preemption-timeout", arguments->preemption_timeout,
                         "Preempt after N retired branches, or 'disabled' (needs a PMU)");
     command->add_flag("--verify", arguments->verify, "Run twice and check both runs produce the same events");
-    command->add_option("--verify-json", arguments->verify_json, "Write the --verify comparison as JSON to PATH");
-    command->add_flag("--strace-only", arguments->strace_only, "Only print the guest's syscalls, like strace -f");
-    command->add_option("--strace-file", arguments->strace_file, "With --strace-only: write the trace to PATH");
-    command->add_flag("--namespace-only", arguments->namespace_only, "Only isolate the guest in namespaces; no tracing");
-    command->add_flag("--no-namespaces", arguments->no_namespaces, "Run the guest in hermit's own namespaces");
-    command->add_option("--gdbserver-port", arguments->gdbserver_port, "Serve the run to gdb on 127.0.0.1:PORT");
+    command->add_option("--verify-json", arguments->verify_json,
+                        "Write the --verify comparison as JSON to PATH");
+    command->add_flag("--strace-only", arguments->strace_only,
+                      "Only print the guest's syscalls, like strace -f");
+    command->add_option("--strace-file", arguments->strace_file,
+                        "With --strace-only: write the trace to PATH");
+    command->add_flag("--namespace-only", arguments->namespace_only,
+                      "Only isolate the guest in namespaces; no tracing");
+    command->add_flag("--no-namespaces", arguments->no_namespaces,
+                      "Run the guest in hermit's own namespaces");
+    command->add_option("--gdbserver-port", arguments->gdbserver_port,
+                        "Serve the run to gdb on 127.0.0.1:PORT");
     command->add_option("command", arguments->command, "The guest command, after --");
 
     command->callback([&context, arguments] {

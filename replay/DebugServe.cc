@@ -10,8 +10,8 @@
 #include "gdbserver/Transport.h"
 #include "tracer/ExecutableResolver.h"
 
-#include <spdlog/spdlog.h>
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -63,7 +63,8 @@ std::string guest_executable(const RecordingMeta& meta) {
     try {
         if (name.find('/') != std::string::npos) {
             std::filesystem::path path(name);
-            return (path.is_absolute() || meta.cwd.empty() ? path : std::filesystem::path(meta.cwd) / path).string();
+            return (path.is_absolute() || meta.cwd.empty() ? path : std::filesystem::path(meta.cwd) / path)
+                .string();
         }
         std::string search_path = "/usr/bin:/bin";
         for (const auto& entry : meta.env) {
@@ -115,7 +116,8 @@ int debug_replay(const DebugReplayOptions& options) {
     RecordingReader reader(store.resolve(options.recording));
     const RecordingMeta& meta = reader.meta();
     if (!meta.finished) {
-        throw Error(ErrorCode::ReplayUnsupported, meta.id, "it is unfinished (the recording run did not end normally)");
+        throw Error(ErrorCode::ReplayUnsupported, meta.id,
+                    "it is unfinished (the recording run did not end normally)");
     }
     const std::vector<Event> events = reader.read_all();
     spdlog::info("replaying {} ({} events) under gdb", meta.id, events.size());
@@ -132,7 +134,8 @@ int debug_replay(const DebugReplayOptions& options) {
         replayer.check_finished(meta.exit_status, exit_status);
         return exit_status;
     };
-    return serve_debugger(replay, DebugServeOptions{options.serve_only, options.port, guest_executable(meta)});
+    return serve_debugger(replay,
+                          DebugServeOptions{options.serve_only, options.port, guest_executable(meta)});
 }
 
 } // namespace hermit::replay

@@ -28,9 +28,13 @@ constexpr uint64_t kPageSize = 4096;
 constexpr int kStatusDr6 = 6;
 constexpr int kControlDr7 = 7;
 
-ThreadId thread_id(const tracer::Task& task) { return ThreadId{task.pid(), task.tid()}; }
+ThreadId thread_id(const tracer::Task& task) {
+    return ThreadId{task.pid(), task.tid()};
+}
 
-size_t debug_register_offset(int index) { return offsetof(struct user, u_debugreg) + index * sizeof(long); }
+size_t debug_register_offset(int index) {
+    return offsetof(struct user, u_debugreg) + index * sizeof(long);
+}
 
 unsigned long read_debug_register(const tracer::Task& task, int index) {
     return static_cast<unsigned long>(
@@ -221,7 +225,9 @@ StopReason DebugTarget::resume(const gdbserver::ResumeRequest& request, const gd
     return exited;
 }
 
-void DebugTarget::kill() { bridge_.abort(); }
+void DebugTarget::kill() {
+    bridge_.abort();
+}
 
 void DebugTarget::detach() {
     on_tracer([&] {
@@ -331,7 +337,9 @@ void DebugTarget::apply_watchpoints(tracer::Task& task) {
     applied = watch_generation_;
 }
 
-void DebugTarget::before_resume(tracer::Task& task) noexcept { apply_watchpoints(task); }
+void DebugTarget::before_resume(tracer::Task& task) noexcept {
+    apply_watchpoints(task);
+}
 
 std::vector<uint8_t> DebugTarget::read_auxv() {
     std::vector<uint8_t> auxv;
@@ -339,7 +347,9 @@ std::vector<uint8_t> DebugTarget::read_auxv() {
     return auxv;
 }
 
-std::string DebugTarget::exec_file_path(int64_t) { return executable_; }
+std::string DebugTarget::exec_file_path(int64_t) {
+    return executable_;
+}
 
 std::string DebugTarget::run_monitor_command(std::string_view command) {
     if (command == "when") {
@@ -355,7 +365,8 @@ void DebugTarget::on_exec(tracer::Task& task) {
     exec_seen_ = true;
     host_pid_ = task.host_pid();
     std::error_code error;
-    executable_ = std::filesystem::read_symlink("/proc/" + std::to_string(host_pid_) + "/exe", error).string();
+    executable_ =
+        std::filesystem::read_symlink("/proc/" + std::to_string(host_pid_) + "/exe", error).string();
     // The first stop for gdb is at the program's entry point, once the dynamic loader is done.
     uint64_t entry = auxv_entry(read_file("/proc/" + std::to_string(host_pid_) + "/auxv"));
     uint8_t original = 0;
@@ -364,7 +375,9 @@ void DebugTarget::on_exec(tracer::Task& task) {
     }
 }
 
-void DebugTarget::on_event(const Event&) { ++event_count_; }
+void DebugTarget::on_event(const Event&) {
+    ++event_count_;
+}
 
 std::optional<StopReason> DebugTarget::classify_trap(tracer::Task& task, int si_code, bool was_stepping) {
     StopReason stop;
@@ -406,7 +419,8 @@ std::optional<StopReason> DebugTarget::classify_trap(tracer::Task& task, int si_
     return std::nullopt;
 }
 
-tracer::DebugResume DebugTarget::on_trap(tracer::Task& task, int si_code, const std::vector<tracer::Task*>& stopped) {
+tracer::DebugResume DebugTarget::on_trap(tracer::Task& task, int si_code,
+                                         const std::vector<tracer::Task*>& stopped) {
     bool was_stepping = stepping_.erase(task.host_tid()) > 0;
     if (detached_) {
         return was_stepping ? tracer::DebugResume::Continue : tracer::DebugResume::NotMine;

@@ -85,7 +85,8 @@ private:
     bool attached(int64_t) override { return false; }
 
     // Tracer thread.
-    tracer::DebugResume on_trap(tracer::Task& task, int si_code, const std::vector<tracer::Task*>& stopped) override;
+    tracer::DebugResume on_trap(tracer::Task& task, int si_code,
+                                const std::vector<tracer::Task*>& stopped) override;
     void before_resume(tracer::Task& task) noexcept override;
     std::set<int> trapped_syscalls() const override { return {}; }
     tracer::SyscallDecision on_entry(tracer::Task&, const tracer::SyscallStop&) override {

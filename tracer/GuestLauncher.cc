@@ -157,7 +157,8 @@ void prepare_guest_mounts() {
 }
 
 // The first forked process: enters the namespaces and forks the guest, or becomes the guest itself.
-[[noreturn]] void run_first_child(const ChildPlan& plan, pid_t tracer, int report_fd, int go_fd, bool traced) {
+[[noreturn]] void run_first_child(const ChildPlan& plan, pid_t tracer, int report_fd, int go_fd,
+                                  bool traced) {
     setpgid(0, 0);
     die_with_parent(tracer);
     reset_signals();

@@ -25,7 +25,8 @@ struct ContextDeleter {
 
 SeccompFilter::SeccompFilter(const std::set<int>& trapped) {
     const bool trap_all = trapped.count(SyscallInterceptor::kAllSyscalls) != 0;
-    std::unique_ptr<void, ContextDeleter> context(seccomp_init(trap_all ? SCMP_ACT_TRACE(0) : SCMP_ACT_ALLOW));
+    std::unique_ptr<void, ContextDeleter> context(
+        seccomp_init(trap_all ? SCMP_ACT_TRACE(0) : SCMP_ACT_ALLOW));
     if (!context) {
         throw Error(ErrorCode::SeccompUnavailable, "seccomp_init failed");
     }
@@ -58,7 +59,8 @@ SeccompFilter::SeccompFilter(const std::set<int>& trapped) {
 }
 
 bool SeccompFilter::install() const {
-    sock_fprog program{static_cast<unsigned short>(program_.size()), const_cast<sock_filter*>(program_.data())};
+    sock_fprog program{static_cast<unsigned short>(program_.size()),
+                       const_cast<sock_filter*>(program_.data())};
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
 }
 

@@ -40,10 +40,11 @@ constexpr int64_t kSpinWarningNs = 2'000'000'000;
 // Syscalls the scheduler itself needs to see: futex waits, yields, waits for children, signals, sleeps and
 // I/O multiplexing. clone/fork/exec/exit are not here: their ptrace events already stop the guest.
 const std::set<int> kSchedulerSyscalls = {
-    SYS_futex,     SYS_sched_yield,       SYS_wait4,     SYS_waitid,      SYS_kill,      SYS_tgkill,
-    SYS_tkill,     SYS_rt_sigqueueinfo,   SYS_pause,     SYS_rt_sigsuspend, SYS_nanosleep, SYS_clock_nanosleep,
-    SYS_poll,      SYS_ppoll,             SYS_select,    SYS_pselect6,    SYS_epoll_wait, SYS_epoll_pwait,
-    SYS_epoll_pwait2, SYS_rt_tgsigqueueinfo};
+    SYS_futex,      SYS_sched_yield,   SYS_wait4,        SYS_waitid,
+    SYS_kill,       SYS_tgkill,        SYS_tkill,        SYS_rt_sigqueueinfo,
+    SYS_pause,      SYS_rt_sigsuspend, SYS_nanosleep,    SYS_clock_nanosleep,
+    SYS_poll,       SYS_ppoll,         SYS_select,       SYS_pselect6,
+    SYS_epoll_wait, SYS_epoll_pwait,   SYS_epoll_pwait2, SYS_rt_tgsigqueueinfo};
 
 bool is_futex_wait(const SyscallStop& stop) {
     int operation = static_cast<int>(stop.args[1]) & FUTEX_CMD_MASK;
@@ -60,7 +61,9 @@ bool scheduler_yields_at(const SyscallStop& stop) {
 }
 
 // The kernel's internal "restart me" results, seen at a syscall-exit stop of an interrupted syscall.
-bool is_restart_result(int64_t result) { return result <= -512 && result >= -516; }
+bool is_restart_result(int64_t result) {
+    return result <= -512 && result >= -516;
+}
 
 bool default_action_kills(int signal_number) {
     switch (signal_number) {
@@ -94,13 +97,13 @@ std::string environment_value(const std::vector<std::string>& env, const std::st
 }
 
 enum class ThreadState {
-    Starting,    // created by clone/fork; its first stop has not been seen yet
-    Running,     // resumed (the token holder, or any thread without deterministic scheduling)
-    Ready,       // ptrace-stopped, waiting for the token
-    Blocked,     // interrupted while blocked in the kernel; retried at later scheduling points
+    Starting,     // created by clone/fork; its first stop has not been seen yet
+    Running,      // resumed (the token holder, or any thread without deterministic scheduling)
+    Ready,        // ptrace-stopped, waiting for the token
+    Blocked,      // interrupted while blocked in the kernel; retried at later scheduling points
     GroupStopped, // in a job-control stop (PTRACE_LISTEN) until SIGCONT
     VforkWaiting, // a vfork parent: running in the kernel until its child execs or exits
-    Exiting,     // past PTRACE_EVENT_EXIT, waiting to be reaped
+    Exiting,      // past PTRACE_EVENT_EXIT, waiting to be reaped
 };
 
 // The tracer's bookkeeping for one guest thread.
@@ -128,8 +131,8 @@ struct Session::State {
     std::vector<EventSink*> sinks;
     std::unique_ptr<SchedulePolicy> policy;
 
-    std::map<pid_t, Thread> threads;         // by host tid
-    std::map<pid_t, int> early_first_stops;  // first stops of threads whose creation event is not in yet
+    std::map<pid_t, Thread> threads;        // by host tid
+    std::map<pid_t, int> early_first_stops; // first stops of threads whose creation event is not in yet
     LaunchedGuest launched;
     bool intermediate_reaped = true;
     std::optional<int> initial_status;
@@ -152,7 +155,8 @@ struct Session::State {
     void emit(const Thread& thread, EventPayload payload) {
         logical_time_ns += kEventTimeStepNs;
         ++event_count;
-        Event event{time_source ? time_source() : logical_time_ns, thread.task->tid(), thread.task->pid(), std::move(payload)};
+        Event event{time_source ? time_source() : logical_time_ns, thread.task->tid(), thread.task->pid(),
+                    std::move(payload)};
         for (EventSink* sink : sinks) {
             sink->on_event(event);
         }
@@ -188,7 +192,8 @@ struct Session::State {
         if (thread.state != ThreadState::Exiting && thread.state != ThreadState::VforkWaiting) {
             thread.state = ThreadState::Running;
         }
-        if (ptrace(static_cast<__ptrace_request>(request), thread.task->host_tid(), nullptr, signal_number) != 0 &&
+        if (ptrace(static_cast<__ptrace_request>(request), thread.task->host_tid(), nullptr, signal_number) !=
+                0 &&
             errno != ESRCH) {
             throw Error(ErrorCode::TracerInternal, "cannot resume thread " +
                                                        std::to_string(thread.task->host_tid()) + ": " +
@@ -342,7 +347,10 @@ struct Session::State {
             task.set_registers(changed);
         }
         emit(thread, SyscallEvent{thread.syscall.number,
-                                  {thread.syscall.args.begin(), thread.syscall.args.end()}, result, false, {}});
+                                  {thread.syscall.args.begin(), thread.syscall.args.end()},
+                                  result,
+                                  false,
+                                  {}});
         keep_running(thread);
     }
 
@@ -416,7 +424,8 @@ struct Session::State {
 
     bool is_last_thread_of_process(const Thread& thread) {
         for (auto& [host_tid, other] : threads) {
-            if (&other != &thread && other.task->host_pid() == thread.task->host_pid() && !other.exit_reported) {
+            if (&other != &thread && other.task->host_pid() == thread.task->host_pid() &&
+                !other.exit_reported) {
                 return false;
             }
         }
@@ -544,7 +553,8 @@ struct Session::State {
         }
         std::vector<Task*> stopped{thread.task.get()};
         for (auto& [host_tid, other] : threads) {
-            if (&other != &thread && (other.state == ThreadState::Ready || other.state == ThreadState::Blocked)) {
+            if (&other != &thread &&
+                (other.state == ThreadState::Ready || other.state == ThreadState::Blocked)) {
                 stopped.push_back(other.task.get());
             }
         }
@@ -577,7 +587,8 @@ struct Session::State {
         }
         procfs::SignalDispositions dispositions = procfs::signal_dispositions(thread.task->host_tid());
         uint64_t bit = uint64_t{1} << (signal_number - 1);
-        bool fatal = default_action_kills(signal_number) && ((dispositions.caught | dispositions.ignored) & bit) == 0;
+        bool fatal =
+            default_action_kills(signal_number) && ((dispositions.caught | dispositions.ignored) & bit) == 0;
         emit(thread, SignalEvent{signal_number, info.si_code, info.si_pid, fatal});
         thread.resume_signal = signal_number;
         keep_running(thread);
@@ -792,19 +803,33 @@ Session::~Session() {
     }
 }
 
-void Session::add_interceptor(SyscallInterceptor* interceptor) { state_->interceptors.push_back(interceptor); }
+void Session::add_interceptor(SyscallInterceptor* interceptor) {
+    state_->interceptors.push_back(interceptor);
+}
 
-void Session::add_event_sink(EventSink* sink) { state_->sinks.push_back(sink); }
+void Session::add_event_sink(EventSink* sink) {
+    state_->sinks.push_back(sink);
+}
 
-void Session::set_schedule_policy(std::unique_ptr<SchedulePolicy> policy) { state_->policy = std::move(policy); }
+void Session::set_schedule_policy(std::unique_ptr<SchedulePolicy> policy) {
+    state_->policy = std::move(policy);
+}
 
-uint64_t Session::logical_time_ns() const { return state_->logical_time_ns; }
+uint64_t Session::logical_time_ns() const {
+    return state_->logical_time_ns;
+}
 
-void Session::advance_logical_time(uint64_t ns) { state_->logical_time_ns += ns; }
+void Session::advance_logical_time(uint64_t ns) {
+    state_->logical_time_ns += ns;
+}
 
-void Session::set_time_source(std::function<uint64_t()> now) { state_->time_source = std::move(now); }
+void Session::set_time_source(std::function<uint64_t()> now) {
+    state_->time_source = std::move(now);
+}
 
-void Session::set_debug_hook(DebugHook* hook) { state_->debug_hook = hook; }
+void Session::set_debug_hook(DebugHook* hook) {
+    state_->debug_hook = hook;
+}
 
 int Session::run() {
     State& state = *state_;
@@ -814,7 +839,8 @@ int Session::run() {
     }
     std::string search_path = environment_value(options.env, "PATH");
     LaunchOptions launch;
-    launch.executable = resolve_executable(options.argv[0], search_path.empty() ? "/usr/bin:/bin" : search_path);
+    launch.executable =
+        resolve_executable(options.argv[0], search_path.empty() ? "/usr/bin:/bin" : search_path);
     launch.argv = options.argv;
     launch.env = options.env;
     launch.cwd = options.cwd;

@@ -22,14 +22,14 @@
 namespace hermit::tracer {
 
 struct SessionOptions {
-    std::vector<std::string> argv;      // argv[0] is looked up in PATH
-    std::vector<std::string> env;       // the guest's whole environment
-    std::string cwd;                    // empty: hermit's cwd
-    bool namespaces = true;             // fresh user/pid/mount/uts namespaces
+    std::vector<std::string> argv;        // argv[0] is looked up in PATH
+    std::vector<std::string> env;         // the guest's whole environment
+    std::string cwd;                      // empty: hermit's cwd
+    bool namespaces = true;               // fresh user/pid/mount/uts namespaces
     bool deterministic_scheduling = true; // one thread at a time
     bool disable_aslr = true;
-    bool trap_cpuid = true;             // arch_prctl(ARCH_SET_CPUID, 0) when the host supports it
-    bool trap_rdtsc = true;             // prctl(PR_SET_TSC, PR_TSC_SIGSEGV)
+    bool trap_cpuid = true; // arch_prctl(ARCH_SET_CPUID, 0) when the host supports it
+    bool trap_rdtsc = true; // prctl(PR_SET_TSC, PR_TSC_SIGSEGV)
 };
 
 class Session {

@@ -50,8 +50,8 @@ Task::Task(pid_t host_tid, pid_t host_pid, int32_t guest_tid, int32_t guest_pid)
 const user_regs_struct& Task::registers() {
     if (!registers_valid_) {
         if (ptrace(PTRACE_GETREGS, host_tid_, nullptr, &registers_) != 0) {
-            throw Error(ErrorCode::TracerInternal,
-                        "PTRACE_GETREGS of thread " + std::to_string(host_tid_) + ": " + std::strerror(errno));
+            throw Error(ErrorCode::TracerInternal, "PTRACE_GETREGS of thread " + std::to_string(host_tid_) +
+                                                       ": " + std::strerror(errno));
         }
         registers_valid_ = true;
     }
@@ -118,19 +118,19 @@ int64_t Task::inject_syscall(int number, const std::array<uint64_t, 6>& args) {
     // From a seccomp (or syscall-entry) stop, PTRACE_SYSCALL runs the injected call to its exit stop.
     auto wait_for_stop = [this](int request, int signal) {
         if (ptrace(static_cast<__ptrace_request>(request), host_tid_, nullptr, signal) != 0) {
-            throw Error(ErrorCode::TracerInternal, std::string("resume during syscall injection: ") +
-                                                       std::strerror(errno));
+            throw Error(ErrorCode::TracerInternal,
+                        std::string("resume during syscall injection: ") + std::strerror(errno));
         }
         int status = 0;
         while (waitpid(host_tid_, &status, __WALL) < 0) {
             if (errno != EINTR) {
-                throw Error(ErrorCode::TracerInternal, std::string("waitpid during syscall injection: ") +
-                                                           std::strerror(errno));
+                throw Error(ErrorCode::TracerInternal,
+                            std::string("waitpid during syscall injection: ") + std::strerror(errno));
             }
         }
         if (!WIFSTOPPED(status)) {
-            throw Error(ErrorCode::TracerInternal, "thread " + std::to_string(host_tid_) +
-                                                       " died during syscall injection");
+            throw Error(ErrorCode::TracerInternal,
+                        "thread " + std::to_string(host_tid_) + " died during syscall injection");
         }
         return status;
     };

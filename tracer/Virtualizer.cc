@@ -38,11 +38,19 @@ constexpr uint64_t kVirtualFreeRamBytes = 3ULL << 30;
 // The x86_64 ABI lets leaf functions use 128 bytes below rsp; a redirected path goes below that.
 constexpr uint64_t kRedZoneBytes = 128;
 
-timespec to_timespec(int64_t ns) { return {ns / kNsPerSecond, ns % kNsPerSecond}; }
-timeval to_timeval(int64_t ns) { return {ns / kNsPerSecond, (ns % kNsPerSecond) / 1000}; }
+timespec to_timespec(int64_t ns) {
+    return {ns / kNsPerSecond, ns % kNsPerSecond};
+}
+timeval to_timeval(int64_t ns) {
+    return {ns / kNsPerSecond, (ns % kNsPerSecond) / 1000};
+}
 
-SyscallDecision emulated(int64_t result) { return SyscallDecision::emulate(result); }
-SyscallDecision failed(int error) { return SyscallDecision::emulate(-error); }
+SyscallDecision emulated(int64_t result) {
+    return SyscallDecision::emulate(result);
+}
+SyscallDecision failed(int error) {
+    return SyscallDecision::emulate(-error);
+}
 
 template <typename T> SyscallDecision write_result(Task& task, uint64_t address, const T& value) {
     return task.write_value(address, value) ? emulated(0) : failed(EFAULT);
@@ -124,7 +132,8 @@ SyscallDecision Virtualizer::on_entry(Task& task, const SyscallStop& stop) {
         return SyscallDecision::pass();
     }
     clock_.tick();
-    spdlog::trace("virtual time {} ns: syscall {} of thread {}", clock_.elapsed_ns(), stop.number, task.tid());
+    spdlog::trace("virtual time {} ns: syscall {} of thread {}", clock_.elapsed_ns(), stop.number,
+                  task.tid());
     if (rewritten_at_exit) {
         return SyscallDecision::stop_at_exit();
     }

@@ -36,7 +36,8 @@ void expect_search_finds_reproducible_seed(const std::string& heuristic) {
                                "--sched-heuristic=" + heuristic, "--", example_path("order_violation")},
                               "", 600);
     ASSERT_EQ(search.exit_status, 0) << search.stderr_text;
-    EXPECT_NE(search.stdout_text.find("baseline (no chaos): exit status 0"), std::string::npos) << search.stdout_text;
+    EXPECT_NE(search.stdout_text.find("baseline (no chaos): exit status 0"), std::string::npos)
+        << search.stdout_text;
     const uint64_t seed = first_failing_seed(search.stdout_text);
     ASSERT_NE(seed, 0u) << search.stdout_text;
     EXPECT_NE(search.stdout_text.find("reproduce: hermit run --chaos --sched-heuristic=" + heuristic +
@@ -50,9 +51,13 @@ void expect_search_finds_reproducible_seed(const std::string& heuristic) {
     }
 }
 
-TEST(ChaosIntegrationTest, RandomSearchFindsASeedThatFailsEveryTime) { expect_search_finds_reproducible_seed("random"); }
+TEST(ChaosIntegrationTest, RandomSearchFindsASeedThatFailsEveryTime) {
+    expect_search_finds_reproducible_seed("random");
+}
 
-TEST(ChaosIntegrationTest, PctSearchFindsASeedThatFailsEveryTime) { expect_search_finds_reproducible_seed("pct"); }
+TEST(ChaosIntegrationTest, PctSearchFindsASeedThatFailsEveryTime) {
+    expect_search_finds_reproducible_seed("pct");
+}
 
 } // namespace
 } // namespace hermit::testing

@@ -22,7 +22,9 @@ using hermit::testing::guest_path;
 using hermit::testing::hermit_binary;
 using hermit::testing::run_process;
 
-bool gdb_available() { return run_process({"sh", "-c", "command -v gdb"}).exit_status == 0; }
+bool gdb_available() {
+    return run_process({"sh", "-c", "command -v gdb"}).exit_status == 0;
+}
 
 std::string read_text(const std::filesystem::path& path) {
     std::ifstream in(path);
@@ -42,8 +44,8 @@ protected:
                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
         std::filesystem::remove_all(data_dir_);
         std::filesystem::create_directories(data_dir_);
-        auto recorded = run_process({hermit_binary(), "record", "start", "--", guest_path("debug_threads")}, "", 60,
-                                    {"HERMIT_DATA_DIR=" + data_dir_.string()});
+        auto recorded = run_process({hermit_binary(), "record", "start", "--", guest_path("debug_threads")},
+                                    "", 60, {"HERMIT_DATA_DIR=" + data_dir_.string()});
         ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
     }
 
@@ -76,8 +78,8 @@ protected:
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
         EXPECT_TRUE(std::regex_search(text, match, listening)) << text;
-        std::vector<std::string> argv{"gdb", "-batch", "-nx", guest_path("debug_threads"), "-ex", "set sysroot /",
-                                      "-ex", "target remote :" + match[1].str()};
+        std::vector<std::string> argv{"gdb", "-batch",        "-nx", guest_path("debug_threads"),
+                                      "-ex", "set sysroot /", "-ex", "target remote :" + match[1].str()};
         for (const auto& command : commands) {
             argv.insert(argv.end(), {"-ex", command});
         }
@@ -92,8 +94,8 @@ protected:
 };
 
 TEST_F(GdbReplayTest, BreakpointBacktraceThreadsAndMemory) {
-    std::vector<std::string> script{"break worker_step", "continue", "bt", "info threads", "print shared_counter",
-                                    "monitor when", "kill"};
+    std::vector<std::string> script{"break worker_step",    "continue",     "bt",  "info threads",
+                                    "print shared_counter", "monitor when", "kill"};
     std::string output = debug(script);
     EXPECT_NE(output.find("Breakpoint 1, worker_step (step=step@entry=0)"), std::string::npos) << output;
     EXPECT_TRUE(std::regex_search(output, std::regex("#1 .* in main \\(\\) at .*debug_threads.c"))) << output;

@@ -125,7 +125,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
             }
         }
         if (stdin_fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP)) != 0) {
-            ssize_t count = write(stdin_fd, stdin_text.data() + stdin_written, stdin_text.size() - stdin_written);
+            ssize_t count =
+                write(stdin_fd, stdin_text.data() + stdin_written, stdin_text.size() - stdin_written);
             if (count > 0) {
                 stdin_written += count;
             }
@@ -155,8 +156,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     return result;
 }
 
-std::string hermit_binary() { return HERMIT_BINARY; }
+std::string hermit_binary() {
+    return HERMIT_BINARY;
+}
 
-std::string guest_path(const std::string& name) { return std::string(HERMIT_GUEST_DIR) + "/" + name; }
+std::string guest_path(const std::string& name) {
+    return std::string(HERMIT_GUEST_DIR) + "/" + name;
+}
 
 } // namespace hermit::testing

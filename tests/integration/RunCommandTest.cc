@@ -24,7 +24,9 @@ ProcessResult hermit_run(const std::vector<std::string>& guest, const std::vecto
     return run_process(argv, stdin_text);
 }
 
-ProcessResult native(const std::vector<std::string>& guest) { return run_process(guest); }
+ProcessResult native(const std::vector<std::string>& guest) {
+    return run_process(guest);
+}
 
 TEST(HermitRun, ExitCodePassesThrough) {
     ProcessResult result = hermit_run({"sh", "-c", "exit 7"});
@@ -165,9 +167,13 @@ void expect_guest_dies_with_hermit(int hermit_signal, const std::string& marker)
         << "the guest outlived hermit";
 }
 
-TEST(HermitRun, KillingHermitKillsTheGuest) { expect_guest_dies_with_hermit(SIGKILL, "100.123"); }
+TEST(HermitRun, KillingHermitKillsTheGuest) {
+    expect_guest_dies_with_hermit(SIGKILL, "100.123");
+}
 
-TEST(HermitRun, TerminatingHermitKillsTheGuest) { expect_guest_dies_with_hermit(SIGTERM, "100.124"); }
+TEST(HermitRun, TerminatingHermitKillsTheGuest) {
+    expect_guest_dies_with_hermit(SIGTERM, "100.124");
+}
 
 } // namespace
 } // namespace hermit::testing

@@ -32,7 +32,8 @@ TEST(VirtIntegrationTest, VirtTimeGuestIsIdenticalAcrossRunsAndDiffersNatively) 
     const ProcessResult native_a = run_process(guest);
     const ProcessResult native_b = run_process(guest);
     ASSERT_EQ(native_a.exit_status, 0) << native_a.stderr_text;
-    EXPECT_NE(native_a.stdout_text, native_b.stdout_text) << "the guest reads nothing nondeterministic natively";
+    EXPECT_NE(native_a.stdout_text, native_b.stdout_text)
+        << "the guest reads nothing nondeterministic natively";
 
     const ProcessResult first = hermit_run({}, guest);
     ASSERT_EQ(first.exit_status, 0) << first.stderr_text;
@@ -94,7 +95,8 @@ TEST(VirtIntegrationTest, SleepReturnsAtOnceAndAdvancesTheClock) {
 
 TEST(VirtIntegrationTest, PythonRandomTimePidAndAddressesAreIdentical) {
     const std::vector<std::string> python = {
-        "python3", "-c", "import random,time,os; print(random.random(), time.time(), os.getpid(), id(object()))"};
+        "python3", "-c",
+        "import random,time,os; print(random.random(), time.time(), os.getpid(), id(object()))"};
     const ProcessResult a = hermit_run({}, python);
     const ProcessResult b = hermit_run({}, python);
     ASSERT_EQ(a.exit_status, 0) << a.stderr_text;

@@ -66,7 +66,9 @@ protected:
     std::string path_;
 };
 
-bool is_uid_call(const SyscallStop& stop) { return stop.number == SYS_getuid || stop.number == SYS_geteuid; }
+bool is_uid_call(const SyscallStop& stop) {
+    return stop.number == SYS_getuid || stop.number == SYS_geteuid;
+}
 
 class ConstantUid : public SyscallInterceptor {
 public:

@@ -7,7 +7,9 @@
 namespace hermit::tracer::virt {
 namespace {
 
-constexpr uint32_t bit(int n) { return 1u << n; }
+constexpr uint32_t bit(int n) {
+    return 1u << n;
+}
 
 // Leaf 1 ECX: SSE3, PCLMULQDQ, SSSE3, FMA, CMPXCHG16B, SSE4.1, SSE4.2, MOVBE, POPCNT, AES, XSAVE, OSXSAVE,
 // AVX, F16C. Masked: MONITOR, VMX, SMX, EST, PCID, x2APIC, TSC-deadline, RDRAND (30), hypervisor (31).
@@ -25,7 +27,8 @@ constexpr uint32_t kLeaf7EbxAllowed = bit(0) | bit(3) | bit(5) | bit(8) | bit(9)
                                       bit(31);
 // Leaf 7 ECX: AVX512VBMI, AVX512VBMI2, GFNI, VAES, VPCLMULQDQ, AVX512VNNI, AVX512BITALG, AVX512VPOPCNTDQ.
 // Masked: WAITPKG (5, its timed waits read the TSC), RDPID (22, reads the processor id), PKU, UMIP.
-constexpr uint32_t kLeaf7EcxAllowed = bit(1) | bit(6) | bit(8) | bit(9) | bit(10) | bit(11) | bit(12) | bit(14);
+constexpr uint32_t kLeaf7EcxAllowed =
+    bit(1) | bit(6) | bit(8) | bit(9) | bit(10) | bit(11) | bit(12) | bit(14);
 // Leaf 7 EDX: FSRM (fast short rep movsb, used by glibc's memcpy selection). Everything else masked (TSX
 // force-abort, hybrid, speculation-control bits).
 constexpr uint32_t kLeaf7EdxAllowed = bit(4);

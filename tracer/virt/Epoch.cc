@@ -32,7 +32,9 @@ int64_t days_from_civil(int64_t year, int64_t month, int64_t day) {
     return era * 146097 + day_of_era - 719468;
 }
 
-bool leap_year(int64_t year) { return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0; }
+bool leap_year(int64_t year) {
+    return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+}
 
 int64_t days_in_month(int64_t year, int64_t month) {
     static constexpr int64_t kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};

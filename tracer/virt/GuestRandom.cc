@@ -5,7 +5,9 @@
 namespace hermit::tracer::virt {
 namespace {
 
-constexpr uint64_t rotate_left(uint64_t value, int bits) { return (value << bits) | (value >> (64 - bits)); }
+constexpr uint64_t rotate_left(uint64_t value, int bits) {
+    return (value << bits) | (value >> (64 - bits));
+}
 
 } // namespace
 

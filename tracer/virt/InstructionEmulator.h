@@ -40,7 +40,7 @@ public:
     // Emulates the instruction at registers.rip. Returns what the guest read, or nullopt (registers
     // untouched) when rip does not point at a trapped instruction, i.e. the SIGSEGV is a real fault.
     std::optional<std::variant<RdtscEvent, CpuidEvent>> emulate(user_regs_struct& registers,
-                                                                 GuestMemory& memory);
+                                                                GuestMemory& memory);
 
 private:
     const CpuidTable& cpuid_;

@@ -14,8 +14,10 @@ namespace {
 constexpr uint64_t kMaxImageSize = 1 << 20;
 
 const std::pair<const char*, int> kPatchedFunctions[] = {
-    {"__vdso_clock_gettime", SYS_clock_gettime}, {"__vdso_gettimeofday", SYS_gettimeofday},
-    {"__vdso_time", SYS_time},                   {"__vdso_getcpu", SYS_getcpu},
+    {"__vdso_clock_gettime", SYS_clock_gettime},
+    {"__vdso_gettimeofday", SYS_gettimeofday},
+    {"__vdso_time", SYS_time},
+    {"__vdso_getcpu", SYS_getcpu},
     {"__vdso_clock_getres", SYS_clock_getres},
 };
 
@@ -33,7 +35,8 @@ std::vector<VdsoFunction> vdso_functions(GuestMemory& memory, uint64_t base) {
     // Symbol values are link-time addresses; the first PT_LOAD's p_vaddr maps to `base`.
     uint64_t link_base = 0;
     for (uint16_t index = 0; index < header->e_phnum; ++index) {
-        const auto program = memory.read_value<Elf64_Phdr>(base + header->e_phoff + index * sizeof(Elf64_Phdr));
+        const auto program =
+            memory.read_value<Elf64_Phdr>(base + header->e_phoff + index * sizeof(Elf64_Phdr));
         if (program && program->p_type == PT_LOAD) {
             link_base = program->p_vaddr - program->p_offset;
             break;
@@ -56,7 +59,8 @@ std::vector<VdsoFunction> vdso_functions(GuestMemory& memory, uint64_t base) {
         if (!names) {
             continue;
         }
-        for (uint64_t offset = 0; offset + sizeof(Elf64_Sym) <= symbols->sh_size; offset += sizeof(Elf64_Sym)) {
+        for (uint64_t offset = 0; offset + sizeof(Elf64_Sym) <= symbols->sh_size;
+             offset += sizeof(Elf64_Sym)) {
             const auto symbol = memory.read_value<Elf64_Sym>(base + symbols->sh_offset + offset);
             if (!symbol || ELF64_ST_TYPE(symbol->st_info) != STT_FUNC || symbol->st_shndx == SHN_UNDEF ||
                 symbol->st_name >= names->size()) {
@@ -64,8 +68,8 @@ std::vector<VdsoFunction> vdso_functions(GuestMemory& memory, uint64_t base) {
             }
             const char* name = reinterpret_cast<const char*>(names->data()) + symbol->st_name;
             const size_t name_length = strnlen(name, names->size() - symbol->st_name);
-            functions.push_back({std::string(name, name_length), base + symbol->st_value - link_base,
-                                 symbol->st_size});
+            functions.push_back(
+                {std::string(name, name_length), base + symbol->st_value - link_base, symbol->st_size});
         }
     }
     return functions;

@@ -7,7 +7,9 @@ void VirtualClock::tick() {
     busy_ns_ += kEventStepNs;
 }
 
-void VirtualClock::sleep(uint64_t duration_ns) { elapsed_ns_ += duration_ns; }
+void VirtualClock::sleep(uint64_t duration_ns) {
+    elapsed_ns_ += duration_ns;
+}
 
 std::optional<int64_t> VirtualClock::read(clockid_t clock) const {
     if (clock < 0) {

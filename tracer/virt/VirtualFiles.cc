@@ -68,12 +68,15 @@ VirtualFiles::~VirtualFiles() {
     }
 }
 
-bool VirtualFiles::replaced(const std::string& guest_path) { return replaced_paths().count(guest_path) > 0; }
+bool VirtualFiles::replaced(const std::string& guest_path) {
+    return replaced_paths().count(guest_path) > 0;
+}
 
 std::filesystem::path VirtualFiles::new_file(const std::string& stem, const std::string& contents) {
     if (directory_.empty()) {
         const char* temporary = std::getenv("TMPDIR");
-        std::string pattern = std::string(temporary && *temporary ? temporary : "/tmp") + "/hermit-virt-XXXXXX";
+        std::string pattern =
+            std::string(temporary && *temporary ? temporary : "/tmp") + "/hermit-virt-XXXXXX";
         if (!mkdtemp(pattern.data())) {
             throw Error(ErrorCode::TracerInternal,
                         fmt::format("cannot create a directory for virtual files: {}", std::strerror(errno)));
@@ -127,8 +130,8 @@ std::optional<VirtualFiles::Replacement> VirtualFiles::replacement(const std::st
     if (guest_path == "/proc/uptime") {
         const int64_t uptime_cs = clock_.monotonic_ns() / 10000000;
         const int64_t idle_cs = uptime_cs * CpuidTable::kLogicalCpus / 2;
-        const std::string text =
-            fmt::format("{}.{:02} {}.{:02}\n", uptime_cs / 100, uptime_cs % 100, idle_cs / 100, idle_cs % 100);
+        const std::string text = fmt::format("{}.{:02} {}.{:02}\n", uptime_cs / 100, uptime_cs % 100,
+                                             idle_cs / 100, idle_cs % 100);
         return Replacement{new_file("uptime", text).string(), true};
     }
     if (guest_path == "/proc/cpuinfo") {

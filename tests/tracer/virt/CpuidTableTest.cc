@@ -8,7 +8,9 @@
 namespace hermit::tracer::virt {
 namespace {
 
-constexpr uint32_t bit(int n) { return 1u << n; }
+constexpr uint32_t bit(int n) {
+    return 1u << n;
+}
 
 // A host that claims every feature bit: whatever survives is exactly the allow-list.
 CpuidRegisters every_feature(uint32_t leaf, uint32_t) {

@@ -76,8 +76,8 @@ TEST_F(DirectoryListingTest, SortsARealBufferByNameAndVirtualizesInodes) {
     for (const Entry& entry : entries) {
         names.push_back(entry.name);
     }
-    EXPECT_EQ(names, (std::vector<std::string>{".", "..", "Beta", "a_long_name_that_needs_padding", "alpha", "mid",
-                                               "zeta"}));
+    EXPECT_EQ(names, (std::vector<std::string>{".", "..", "Beta", "a_long_name_that_needs_padding", "alpha",
+                                               "mid", "zeta"}));
     for (size_t index = 0; index < entries.size(); ++index) {
         EXPECT_EQ(entries[index].inode, InodeTable::kFirstInode + index) << entries[index].name;
     }

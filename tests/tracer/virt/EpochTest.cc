@@ -19,9 +19,9 @@ TEST(EpochTest, ParsesUtcDateAndTime) {
 }
 
 TEST(EpochTest, RejectsMalformedInputWithBadEpoch) {
-    for (const char* text : {"", "-1", "+5", "12abc", "2000-01-01", "2000-01-01 00:00:00Z", "2001-02-29T00:00:00Z",
-                             "2000-13-01T00:00:00Z", "2000-01-01T24:00:00Z", "1969-12-31T23:59:59Z",
-                             "99999999999999999999"}) {
+    for (const char* text :
+         {"", "-1", "+5", "12abc", "2000-01-01", "2000-01-01 00:00:00Z", "2001-02-29T00:00:00Z",
+          "2000-13-01T00:00:00Z", "2000-01-01T24:00:00Z", "1969-12-31T23:59:59Z", "99999999999999999999"}) {
         try {
             parse_epoch(text);
             ADD_FAILURE() << "accepted '" << text << "'";

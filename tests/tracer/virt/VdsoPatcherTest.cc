@@ -1,5 +1,5 @@
-#include "tracer/virt/ProcessMemory.h"
 #include "tracer/virt/VdsoPatcher.h"
+#include "tracer/virt/ProcessMemory.h"
 
 #include "LocalMemory.h"
 
@@ -18,11 +18,13 @@
 namespace hermit::tracer::virt {
 namespace {
 
-uint64_t own_vdso() { return getauxval(AT_SYSINFO_EHDR); }
+uint64_t own_vdso() {
+    return getauxval(AT_SYSINFO_EHDR);
+}
 
 std::optional<VdsoFunction> find(const std::vector<VdsoFunction>& functions, const std::string& name) {
-    const auto found =
-        std::find_if(functions.begin(), functions.end(), [&](const VdsoFunction& f) { return f.name == name; });
+    const auto found = std::find_if(functions.begin(), functions.end(),
+                                    [&](const VdsoFunction& f) { return f.name == name; });
     return found == functions.end() ? std::nullopt : std::optional(*found);
 }
 
@@ -65,7 +67,8 @@ TEST(VdsoPatcherTest, PatchesAStoppedChildOnly) {
     ASSERT_GE(child, 0);
     if (child == 0) {
         raise(SIGSTOP);
-        const bool patched = std::memcmp(reinterpret_cast<void*>(target->address), stub.data(), stub.size()) == 0;
+        const bool patched =
+            std::memcmp(reinterpret_cast<void*>(target->address), stub.data(), stub.size()) == 0;
         using ClockGettime = int (*)(clockid_t, timespec*);
         timespec now{};
         const int result = reinterpret_cast<ClockGettime>(target->address)(CLOCK_MONOTONIC, &now);

@@ -26,7 +26,8 @@ TEST(VirtualFilesTest, UrandomIsSeededFreshPerOpenAndReproducible) {
     EXPECT_TRUE(first->remove_after_open);
     const std::string first_bytes = contents(first->host_path);
     EXPECT_EQ(first_bytes.size(), VirtualFiles::kRandomFileSize);
-    EXPECT_NE(contents(files_a.replacement("/dev/random")->host_path).substr(0, 64), first_bytes.substr(0, 64));
+    EXPECT_NE(contents(files_a.replacement("/dev/random")->host_path).substr(0, 64),
+              first_bytes.substr(0, 64));
     EXPECT_EQ(contents(files_b.replacement("/dev/urandom")->host_path), first_bytes);
 }
 
