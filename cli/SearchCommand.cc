@@ -73,9 +73,9 @@ public:
 
     void update(const replay::SeedSearchProgress& progress) {
         const double per_seed = progress.elapsed_seconds / static_cast<double>(progress.done);
-        const std::string line =
-            fmt::format("hermit search: {}/{} seeds, {} failing, ETA {}", progress.done, progress.total,
-                        progress.failures, duration_text(per_seed * static_cast<double>(progress.total - progress.done)));
+        const std::string line = fmt::format(
+            "hermit search: {}/{} seeds, {} failing, ETA {}", progress.done, progress.total,
+            progress.failures, duration_text(per_seed * static_cast<double>(progress.total - progress.done)));
         if (terminal_) {
             std::fprintf(stderr, "\r%s\033[K", line.c_str());
             shown_ = true;
@@ -146,8 +146,8 @@ void print_report(const replay::SeedSearch& search, const replay::SeedSearchResu
     if (result.failures.empty()) {
         std::printf("no failing seed in %s\n", range.c_str());
     } else {
-        std::printf("%zu failing seed%s in %s (%s)\n", result.failures.size(), result.failures.size() == 1 ? "" : "s",
-                    range.c_str(), result.heuristic.c_str());
+        std::printf("%zu failing seed%s in %s (%s)\n", result.failures.size(),
+                    result.failures.size() == 1 ? "" : "s", range.c_str(), result.heuristic.c_str());
     }
     std::fflush(stdout);
 }
@@ -174,7 +174,8 @@ void run_search(const SearchArguments& arguments) {
     replay::SeedSearchResult result;
     {
         ProgressDisplay display;
-        result = search.run([&display](const replay::SeedSearchProgress& progress) { display.update(progress); });
+        result =
+            search.run([&display](const replay::SeedSearchProgress& progress) { display.update(progress); });
     }
     print_report(search, result, seeds);
     if (!arguments.json_path.empty()) {
@@ -187,27 +188,33 @@ void run_search(const SearchArguments& arguments) {
 void add_search_command(CLI::App& app, CommandContext& context) {
     auto arguments = std::make_shared<SearchArguments>();
     auto* command = app.add_subcommand(
-        "search", "Run a program under --chaos for many seeds and list the seeds whose exit status differs from "
-                  "a normal run: hermit search --seeds=1..1000 -- cmd args...");
+        "search",
+        "Run a program under --chaos for many seeds and list the seeds whose exit status differs from "
+        "a normal run: hermit search --seeds=1..1000 -- cmd args...");
     command->add_option("--seeds", arguments->seeds, "Seeds to try: N or A..B")->required();
     command->add_option("-j,--jobs", arguments->jobs, "Runs at a time (default: one per CPU)");
     command->add_flag("--until-first", arguments->until_first, "Stop at the lowest failing seed");
     command->add_option("--json", arguments->json_path, "Also write the results as JSON to PATH");
     command->add_option("--sched-heuristic", arguments->heuristic, "Chaos schedule: random or pct")
         ->check(CLI::IsMember({"random", "pct"}));
-    command->add_option("--pct-depth", arguments->pct_depth, "PCT bug depth (number of priority change points + 1)");
+    command->add_option("--pct-depth", arguments->pct_depth,
+                        "PCT bug depth (number of priority change points + 1)");
     command->add_option("--timeout", arguments->timeout_seconds,
                         "Kill a run after SECONDS and count it as failing (default: no limit)");
     command->add_flag("--emit-k8s-job", arguments->emit_k8s_job,
                       "Print a Kubernetes Indexed Job that runs the search in shards instead of running it");
-    command->add_option("--shards", arguments->shards, "With --emit-k8s-job: number of pods (Job completions)");
+    command->add_option("--shards", arguments->shards,
+                        "With --emit-k8s-job: number of pods (Job completions)");
     command->add_option("--parallelism", arguments->parallelism,
                         "With --emit-k8s-job: pods at a time (default: min(shards, 10))");
-    command->add_option("--image", arguments->image, "With --emit-k8s-job: container image with hermit and the program");
+    command->add_option("--image", arguments->image,
+                        "With --emit-k8s-job: container image with hermit and the program");
     command->add_option("--job-name", arguments->job_name, "With --emit-k8s-job: the Job's name");
-    command->add_option("--results-claim", arguments->results_claim,
-                        "With --emit-k8s-job: PersistentVolumeClaim to mount at /results (default: emptyDir)");
-    command->add_option("-o,--output", arguments->output_path, "With --emit-k8s-job: write the manifest to PATH");
+    command->add_option(
+        "--results-claim", arguments->results_claim,
+        "With --emit-k8s-job: PersistentVolumeClaim to mount at /results (default: emptyDir)");
+    command->add_option("-o,--output", arguments->output_path,
+                        "With --emit-k8s-job: write the manifest to PATH");
     command->add_option("command", arguments->command, "The guest command, after --");
 
     command->callback([&context, arguments] {

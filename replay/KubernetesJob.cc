@@ -22,7 +22,8 @@ bool is_valid_job_name(const std::string& name) {
         return false;
     }
     return std::all_of(name.begin(), name.end(), [](char character) {
-        return (character >= 'a' && character <= 'z') || (character >= '0' && character <= '9') || character == '-';
+        return (character >= 'a' && character <= 'z') || (character >= '0' && character <= '9') ||
+               character == '-';
     });
 }
 
@@ -44,8 +45,9 @@ std::string yaml_quote(const std::string& text) {
 
 void validate(const KubernetesJobOptions& options) {
     if (options.shards == 0 || options.shards > options.seeds.count()) {
-        throw Error(ErrorCode::UsageError, fmt::format("--shards={} must be between 1 and the number of seeds ({})",
-                                                       options.shards, options.seeds.count()));
+        throw Error(ErrorCode::UsageError,
+                    fmt::format("--shards={} must be between 1 and the number of seeds ({})", options.shards,
+                                options.seeds.count()));
     }
     if (options.seeds.last > kLargestShellSeed) {
         throw Error(ErrorCode::UsageError,
@@ -94,8 +96,8 @@ std::string shard_range_script(const SeedRange& all, uint64_t shards) {
 
 std::string kubernetes_job_manifest(const KubernetesJobOptions& options) {
     validate(options);
-    const uint64_t parallelism =
-        options.parallelism > 0 ? std::min(options.parallelism, options.shards) : std::min<uint64_t>(options.shards, 10);
+    const uint64_t parallelism = options.parallelism > 0 ? std::min(options.parallelism, options.shards)
+                                                         : std::min<uint64_t>(options.shards, 10);
 
     std::vector<std::string> search{"hermit", "search"};
     search.insert(search.end(), options.search_arguments.begin(), options.search_arguments.end());

@@ -16,12 +16,12 @@ namespace hermit::replay {
 struct KubernetesJobOptions {
     SeedRange seeds;
     uint64_t shards = 1;
-    uint64_t parallelism = 0;          // 0: min(shards, 10)
+    uint64_t parallelism = 0; // 0: min(shards, 10)
     std::string job_name = "hermit-search";
     std::string image = "hermit:latest"; // must contain `hermit` on PATH and the guest program
-    std::string results_claim;         // PersistentVolumeClaim mounted at /results; empty: an emptyDir
+    std::string results_claim;           // PersistentVolumeClaim mounted at /results; empty: an emptyDir
     std::vector<std::string> search_arguments; // extra `hermit search` options, e.g. --sched-heuristic=pct
-    std::vector<std::string> command;  // the guest command line
+    std::vector<std::string> command;          // the guest command line
 };
 
 // Shard `index` (0-based) of `shards` near-equal parts: the first (count % shards) shards get one seed

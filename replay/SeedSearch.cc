@@ -83,7 +83,8 @@ SeedRange parse_seed_range(const std::string& text) {
         range.last = range.first;
     } else {
         valid = parse_seed(std::string_view(text).substr(0, separator), range.first) &&
-                parse_seed(std::string_view(text).substr(separator + 2), range.last) && range.first <= range.last;
+                parse_seed(std::string_view(text).substr(separator + 2), range.last) &&
+                range.first <= range.last;
     }
     // The full 2^64 range would overflow count(); nobody runs that many seeds.
     if (!valid || (range.first == 0 && range.last == UINT64_MAX)) {

@@ -26,12 +26,12 @@ SeedRange parse_seed_range(const std::string& text);
 struct SeedSearchOptions {
     SeedRange seeds;
     unsigned jobs = 1;
-    bool until_first = false;        // stop at the lowest failing seed
+    bool until_first = false;         // stop at the lowest failing seed
     std::string heuristic = "random"; // random or pct
     uint32_t pct_depth = 3;
-    unsigned timeout_seconds = 0;       // per run; 0: no limit
-    std::string hermit_binary;          // the `hermit` executable the runs use
-    std::vector<std::string> command;   // the guest command line
+    unsigned timeout_seconds = 0;     // per run; 0: no limit
+    std::string hermit_binary;        // the `hermit` executable the runs use
+    std::vector<std::string> command; // the guest command line
 };
 
 struct SeedOutcome {

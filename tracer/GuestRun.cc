@@ -49,7 +49,9 @@ GuestRun::GuestRun(GuestRunSpec spec)
     session_.set_time_source([this] { return virtualizer_.clock().elapsed_ns(); });
 }
 
-void GuestRun::add_interceptor(SyscallInterceptor* interceptor) { session_.add_interceptor(interceptor); }
+void GuestRun::add_interceptor(SyscallInterceptor* interceptor) {
+    session_.add_interceptor(interceptor);
+}
 
 void GuestRun::add_event_sink(EventSink* sink) {
     sinks_.push_back(sink);

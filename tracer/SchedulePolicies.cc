@@ -51,7 +51,8 @@ void PctPolicy::on_thread_start(int32_t tid) {
     }
     // A uniformly random position among the existing threads keeps the priorities a uniformly random
     // permutation however many threads arrive later.
-    ranked_.insert(ranked_.begin() + static_cast<std::ptrdiff_t>(uniform_below(random_, ranked_.size() + 1)), tid);
+    ranked_.insert(ranked_.begin() + static_cast<std::ptrdiff_t>(uniform_below(random_, ranked_.size() + 1)),
+                   tid);
 }
 
 void PctPolicy::on_thread_exit(int32_t tid) {
@@ -88,8 +89,9 @@ int32_t PctPolicy::choose(const SchedulingPoint& point, const std::vector<int32_
         ++next_change_;
         demote(point.current_tid, static_cast<int64_t>(next_change_));
     }
-    return *std::max_element(runnable.begin(), runnable.end(),
-                             [this](int32_t left, int32_t right) { return priority(left) < priority(right); });
+    return *std::max_element(runnable.begin(), runnable.end(), [this](int32_t left, int32_t right) {
+        return priority(left) < priority(right);
+    });
 }
 
 std::unique_ptr<SchedulePolicy> make_schedule_policy(const SchedulePolicyOptions& options) {

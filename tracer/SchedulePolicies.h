@@ -35,12 +35,13 @@ private:
     virt::GuestRandom random_;
 };
 
-// "pct": draws from the scheduler stream of --seed, like "random". Probabilistic Concurrency Testing (Burckhardt, Kothari, Musuvathi, Nagarakatte, ASPLOS 2010, "A
-// Randomized Scheduler with Probabilistic Guarantees of Finding Bugs"). Every thread gets a random
-// distinct priority >= depth when it starts; depth-1 change points are drawn uniformly from the scheduling
-// points 1..expected_length; at the i-th change point the running thread's priority drops to i, below
-// every undemoted thread. The highest-priority runnable thread always runs. For a program with n threads
-// and k scheduling points, one run finds a given bug of depth d with probability >= 1 / (n * k^(d-1)).
+// "pct": draws from the scheduler stream of --seed, like "random". Probabilistic Concurrency Testing
+// (Burckhardt, Kothari, Musuvathi, Nagarakatte, ASPLOS 2010, "A Randomized Scheduler with Probabilistic
+// Guarantees of Finding Bugs"). Every thread gets a random distinct priority >= depth when it starts; depth-1
+// change points are drawn uniformly from the scheduling points 1..expected_length; at the i-th change point
+// the running thread's priority drops to i, below every undemoted thread. The highest-priority runnable
+// thread always runs. For a program with n threads and k scheduling points, one run finds a given bug of
+// depth d with probability >= 1 / (n * k^(d-1)).
 class PctPolicy : public SchedulePolicy {
 public:
     PctPolicy(uint64_t seed, uint32_t depth, uint64_t expected_length);

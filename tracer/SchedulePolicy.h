@@ -14,10 +14,10 @@
 namespace hermit::tracer {
 
 struct SchedulingPoint {
-    int32_t current_tid = 0;     // the thread that is giving up (or may keep) the token; 0 at start
+    int32_t current_tid = 0; // the thread that is giving up (or may keep) the token; 0 at start
     bool current_runnable = false;
     ScheduleEvent::Reason reason = ScheduleEvent::Reason::Yield;
-    uint64_t event_index = 0;    // events emitted so far
+    uint64_t event_index = 0; // events emitted so far
 };
 
 class SchedulePolicy {

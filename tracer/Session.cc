@@ -366,6 +366,18 @@ struct Session::State {
         Thread& child = add_thread(child_tid, already_stopped ? ThreadState::Ready : ThreadState::Starting);
         bool new_process = child.task->host_pid() != parent.task->host_pid();
         emit(child, ThreadStartEvent{parent.task->tid(), new_process});
+        if (!already_stopped && deterministic()) {
+            // The next scheduling decision must not depend on whether the new thread's first stop has
+            // arrived yet, so wait for it here.
+            int status = 0;
+            if (waitpid(child_tid, &status, __WALL) == child_tid) {
+                if (WIFSTOPPED(status)) {
+                    child.state = ThreadState::Ready;
+                } else {
+                    on_gone(child_tid, status);
+                }
+            }
+        }
         parent.resume_request = PTRACE_CONT;
         if (already_stopped && !deterministic()) {
             resume(child);
@@ -450,6 +462,16 @@ struct Session::State {
         thread.resume_request = PTRACE_CONT;
         resume(thread);
         if (was_holder && deterministic()) {
+            pid_t host_tid = thread.task->host_tid();
+            int status = 0;
+            // The kernel clears a thread's tid and wakes pthread_join only after this stop. Wait until the
+            // thread is gone, so the next thread sees it exited the same way in every run. (A leader is
+            // reaped only after its whole group, so it cannot be awaited here.)
+            if (host_tid != thread.task->host_pid() && waitpid(host_tid, &status, __WALL) == host_tid &&
+                (WIFEXITED(status) || WIFSIGNALED(status))) {
+                on_gone(host_tid, status);
+                return;
+            }
             schedule(thread.task->tid(), ScheduleEvent::Reason::Exited);
         }
     }

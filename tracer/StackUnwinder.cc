@@ -27,8 +27,8 @@ std::vector<Mapping> read_file_mappings(pid_t tid) {
         char permissions[8] = {};
         char path[4096] = {};
         unsigned long start, end, offset;
-        if (std::sscanf(line.c_str(), "%lx-%lx %7s %lx %*s %*s %4095[^\n]", &start, &end, permissions, &offset,
-                        path) == 5 &&
+        if (std::sscanf(line.c_str(), "%lx-%lx %7s %lx %*s %*s %4095[^\n]", &start, &end, permissions,
+                        &offset, path) == 5 &&
             path[0] == '/') {
             mappings.push_back({start, end, offset, path});
         }
@@ -148,7 +148,8 @@ std::vector<StackFrame> unwind_stack(pid_t host_tid, size_t max_frames) {
 std::string format_stack(const std::vector<StackFrame>& frames) {
     std::string text;
     for (size_t i = 0; i < frames.size(); ++i) {
-        text += fmt::format("#{} {:#x} in {} at {}\n", i, frames[i].pc, frames[i].function, frames[i].location);
+        text +=
+            fmt::format("#{} {:#x} in {} at {}\n", i, frames[i].pc, frames[i].function, frames[i].location);
     }
     return text;
 }

@@ -65,7 +65,9 @@ void Task::set_registers(const user_regs_struct& registers) {
 }
 
 void Task::flush_registers() {
-    if (registers_dirty_ && ptrace(PTRACE_SETREGS, host_tid_, nullptr, &registers_) != 0) {
+    // ESRCH: the thread was killed meanwhile (another thread's exit_group, a fatal signal); its exit is
+    // reported by waitpid and its registers no longer matter.
+    if (registers_dirty_ && ptrace(PTRACE_SETREGS, host_tid_, nullptr, &registers_) != 0 && errno != ESRCH) {
         throw Error(ErrorCode::TracerInternal,
                     "PTRACE_SETREGS of thread " + std::to_string(host_tid_) + ": " + std::strerror(errno));
     }

@@ -79,8 +79,8 @@ int main(int argc, char** argv) {
     if (stat(argc > 1 ? argv[1] : argv[0], &status) != 0) {
         return 3;
     }
-    printf("stat_mtime %lld ino %llu dev %llu\n", (long long)status.st_mtime, (unsigned long long)status.st_ino,
-           (unsigned long long)status.st_dev);
+    printf("stat_mtime %lld ino %llu dev %llu\n", (long long)status.st_mtime,
+           (unsigned long long)status.st_ino, (unsigned long long)status.st_dev);
 
     struct utsname name;
     uname(&name);

@@ -150,14 +150,22 @@ template <typename Condition> bool eventually(double seconds, Condition conditio
     return condition();
 }
 
+// The guest blocks for real reading a pipe that the test keeps open (a `sleep` would finish at once:
+// hermit's sleeps advance virtual time instead of waiting). `marker` makes its command line unique.
 void expect_guest_dies_with_hermit(int hermit_signal, const std::string& marker) {
-    const std::vector<std::string> guest = {"sleep", marker};
+    const std::vector<std::string> guest = {"cat", "-", marker};
+    int input[2];
+    ASSERT_EQ(pipe(input), 0);
     pid_t hermit = fork();
     ASSERT_GE(hermit, 0);
     if (hermit == 0) {
-        execl(hermit_binary().c_str(), "hermit", "run", "--", "sleep", marker.c_str(), (char*)nullptr);
+        dup2(input[0], STDIN_FILENO);
+        close(input[0]);
+        close(input[1]);
+        execl(hermit_binary().c_str(), "hermit", "run", "--", "cat", "-", marker.c_str(), (char*)nullptr);
         _exit(127);
     }
+    close(input[0]);
     ASSERT_TRUE(eventually(20, [&] { return !processes_with_command_line(guest).empty(); }))
         << "the guest never started";
     kill(hermit, hermit_signal);
@@ -165,14 +173,20 @@ void expect_guest_dies_with_hermit(int hermit_signal, const std::string& marker)
     waitpid(hermit, &status, 0);
     EXPECT_TRUE(eventually(5, [&] { return processes_with_command_line(guest).empty(); }))
         << "the guest outlived hermit";
+    close(input[1]);
 }
 
 TEST(HermitRun, KillingHermitKillsTheGuest) {
-    expect_guest_dies_with_hermit(SIGKILL, "100.123");
+    expect_guest_dies_with_hermit(SIGKILL, "/nonexistent/marker.100.123");
 }
 
 TEST(HermitRun, TerminatingHermitKillsTheGuest) {
-    expect_guest_dies_with_hermit(SIGTERM, "100.124");
+    expect_guest_dies_with_hermit(SIGTERM, "/nonexistent/marker.100.124");
+}
+
+TEST(HermitRun, SleepFinishesAtOnceInVirtualTime) {
+    auto result = run_process({hermit_binary(), "run", "--", "sleep", "100"}, "", 20);
+    EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
 }
 
 } // namespace

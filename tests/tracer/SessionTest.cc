@@ -218,7 +218,8 @@ TEST_F(OutputFile, MultithreadedScheduleIsTheSameEveryRun) {
         EXPECT_EQ(session.run(), 0);
         traces.push_back(schedule_trace(log.events));
     }
-    EXPECT_GT(traces[0].size(), 10u);
+    // At least a switch to and back from each of the 4 worker threads.
+    EXPECT_GE(traces[0].size(), 8u);
     EXPECT_EQ(traces[0], traces[1]);
 }
 

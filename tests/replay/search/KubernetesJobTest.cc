@@ -25,8 +25,8 @@ KubernetesJobOptions job_options(SeedRange seeds, uint64_t shards) {
 
 // Runs the shard script under the real /bin/sh for one JOB_COMPLETION_INDEX and returns "START END".
 std::string run_shard_script(const SeedRange& all, uint64_t shards, uint64_t index) {
-    std::string script = "JOB_COMPLETION_INDEX=" + std::to_string(index) + "\n" + shard_range_script(all, shards) +
-                         "echo \"$START $END\"\n";
+    std::string script = "JOB_COMPLETION_INDEX=" + std::to_string(index) + "\n" +
+                         shard_range_script(all, shards) + "echo \"$START $END\"\n";
     std::string command = "/bin/sh -c '" + script + "'";
     FILE* pipe = popen(command.c_str(), "r");
     EXPECT_NE(pipe, nullptr);
@@ -76,7 +76,8 @@ TEST(ShardSeedsTest, EverySeedIsInExactlyOneShardForEvenAndUnevenSplits) {
 }
 
 TEST(ShardSeedsTest, ShellSnippetComputesTheSameRangesAsTheCode) {
-    const std::vector<std::pair<SeedRange, uint64_t>> cases = {{{1, 10}, 3}, {{1, 100000}, 100}, {{0, 99}, 7}};
+    const std::vector<std::pair<SeedRange, uint64_t>> cases = {
+        {{1, 10}, 3}, {{1, 100000}, 100}, {{0, 99}, 7}};
     for (const auto& [all, shards] : cases) {
         for (uint64_t index : {uint64_t{0}, uint64_t{1}, shards / 2, shards - 1}) {
             SeedRange shard = shard_seeds(all, shards, index);
@@ -101,8 +102,9 @@ TEST(KubernetesJobTest, ManifestIsAnIndexedJobRunningOneSearchPerShard) {
     EXPECT_TRUE(has_line(manifest, "- SYS_PTRACE"));
     EXPECT_TRUE(has_line(manifest, "mountPath: /results"));
     EXPECT_TRUE(has_line(manifest, "emptyDir: {}"));
-    EXPECT_TRUE(has_line(manifest, "hermit search --sched-heuristic=pct --pct-depth=2 --seeds=\"$START..$END\" "
-                                   "--json=\"/results/shard-$INDEX.json\" -- ./order_violation 'an arg' >&2"));
+    EXPECT_TRUE(has_line(manifest,
+                         "hermit search --sched-heuristic=pct --pct-depth=2 --seeds=\"$START..$END\" "
+                         "--json=\"/results/shard-$INDEX.json\" -- ./order_violation 'an arg' >&2"));
     // Deterministic: the same options give the same bytes.
     EXPECT_EQ(manifest, kubernetes_job_manifest(job_options({1, 100000}, 100)));
 }
@@ -139,8 +141,8 @@ TEST(KubernetesJobTest, TheEmbeddedScriptRunsUnderShAndStartsTheRightSearch) {
     const std::string directory = directory_template;
     const std::string fake_results = directory + "/results";
     std::string setup = "mkdir -p " + fake_results + " && printf '#!/bin/sh\\necho \"$*\"\\necho \"{}\" > " +
-                        fake_results + "/shard-2.json\\n' > " + directory + "/hermit && chmod +x " + directory +
-                        "/hermit";
+                        fake_results + "/shard-2.json\\n' > " + directory + "/hermit && chmod +x " +
+                        directory + "/hermit";
     ASSERT_EQ(system(setup.c_str()), 0);
     // The script writes to /results; point it at the scratch directory instead.
     std::string local_script;
@@ -158,8 +160,8 @@ TEST(KubernetesJobTest, TheEmbeddedScriptRunsUnderShAndStartsTheRightSearch) {
     ASSERT_NE(file, nullptr);
     fputs(local_script.c_str(), file);
     fclose(file);
-    std::string command = "PATH=" + directory + ":$PATH JOB_COMPLETION_INDEX=2 /bin/sh " + script_path + " 2>" +
-                          directory + "/stderr";
+    std::string command = "PATH=" + directory + ":$PATH JOB_COMPLETION_INDEX=2 /bin/sh " + script_path +
+                          " 2>" + directory + "/stderr";
     FILE* pipe = popen(command.c_str(), "r");
     ASSERT_NE(pipe, nullptr);
     std::string stdout_text;

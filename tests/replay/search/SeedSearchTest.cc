@@ -42,8 +42,9 @@ TEST(SeedSearchTest, RunArgumentsAndReproductionCommand) {
     auto options = oracle_options({1, 10}, 1);
     options.command = {"./order_violation", "two words"};
     SeedSearch random_search(options);
-    EXPECT_EQ(random_search.run_arguments(std::nullopt),
-              (std::vector<std::string>{options.hermit_binary, "run", "--", "./order_violation", "two words"}));
+    EXPECT_EQ(
+        random_search.run_arguments(std::nullopt),
+        (std::vector<std::string>{options.hermit_binary, "run", "--", "./order_violation", "two words"}));
     EXPECT_EQ(random_search.reproduction_command(17),
               "hermit run --chaos --sched-heuristic=random --seed=17 -- ./order_violation 'two words'");
 
