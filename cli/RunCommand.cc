@@ -2,6 +2,7 @@
 
 #include "formats/Error.h"
 #include "formats/Recording.h"
+#include "replay/Verify.h"
 #include "tracer/ExecutableResolver.h"
 #include "tracer/GuestLauncher.h"
 #include "tracer/GuestRun.h"
@@ -41,7 +42,6 @@ struct RunArguments {
     bool namespace_only = false;
     bool no_namespaces = false;
     // Debugger
-    int gdbserver_port = 0;
 };
 
 std::vector<std::string> hermit_environment() {
@@ -113,6 +113,7 @@ int run_strace_only(const RunArguments& arguments) {
                                       : std::make_unique<tracer::StraceInterceptor>(arguments.strace_file);
     tracer::Session session(options);
     session.add_interceptor(strace.get());
+    session.add_event_sink(strace.get()); // signal and exit lines
     return session.run();
 }
 
@@ -153,8 +154,6 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                       "Only isolate the guest in namespaces; no tracing");
     command->add_flag("--no-namespaces", arguments->no_namespaces,
                       "Run the guest in hermit's own namespaces");
-    command->add_option("--gdbserver-port", arguments->gdbserver_port,
-                        "Serve the run to gdb on 127.0.0.1:PORT");
     command->add_option("command", arguments->command, "The guest command, after --");
 
     command->callback([&context, arguments] {
@@ -164,6 +163,9 @@ void add_run_command(CLI::App& app, CommandContext& context) {
         }
         if (arguments->namespace_only) {
             context.exit_status = run_namespace_only(*arguments);
+        } else if (arguments->verify) {
+            context.exit_status =
+                replay::verify_run({arguments->command, run_config(*arguments), arguments->verify_json});
         } else if (arguments->strace_only) {
             context.exit_status = run_strace_only(*arguments);
         } else {

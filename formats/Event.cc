@@ -4,6 +4,22 @@
 
 namespace hermit {
 
+const char* schedule_reason_name(ScheduleEvent::Reason reason) {
+    switch (reason) {
+    case ScheduleEvent::Reason::Yield:
+        return "yield";
+    case ScheduleEvent::Reason::Blocked:
+        return "blocked";
+    case ScheduleEvent::Reason::Exited:
+        return "exited";
+    case ScheduleEvent::Reason::Preempted:
+        return "preempted";
+    case ScheduleEvent::Reason::Started:
+        return "started";
+    }
+    return "unknown";
+}
+
 const char* event_kind_name(const EventPayload& payload) {
     return std::visit(
         [](const auto& event) -> const char* {

@@ -88,6 +88,9 @@ struct Event {
     bool operator==(const Event&) const = default;
 };
 
+// "yield", "blocked", "exited", "preempted", "started".
+const char* schedule_reason_name(ScheduleEvent::Reason reason);
+
 // "schedule", "syscall", ... as used in filters, JSON and the GUI.
 const char* event_kind_name(const EventPayload& payload);
 

@@ -23,22 +23,6 @@ double microseconds(uint64_t logical_ns) {
     return static_cast<double>(logical_ns) / 1000.0;
 }
 
-const char* reason_name(ScheduleEvent::Reason reason) {
-    switch (reason) {
-    case ScheduleEvent::Reason::Yield:
-        return "yield";
-    case ScheduleEvent::Reason::Blocked:
-        return "blocked";
-    case ScheduleEvent::Reason::Exited:
-        return "exited";
-    case ScheduleEvent::Reason::Preempted:
-        return "preempted";
-    case ScheduleEvent::Reason::Started:
-        return "started";
-    }
-    return "unknown";
-}
-
 json instant(const Event& event, std::string name, const char* category, json args) {
     return json{{"ph", "i"},
                 {"s", "t"},
@@ -158,7 +142,8 @@ json perfetto_trace(const RecordingMeta& meta, const std::vector<Event>& events,
              {"dur", microseconds(end_time - std::min(end_time, running->time))},
              {"pid", running->pid},
              {"tid", running->tid},
-             {"args", {{"previous_tid", schedule.previous_tid}, {"reason", reason_name(schedule.reason)}}}});
+             {"args",
+              {{"previous_tid", schedule.previous_tid}, {"reason", schedule_reason_name(schedule.reason)}}}});
     };
     for (const auto& event : events) {
         if (std::holds_alternative<ScheduleEvent>(event.payload)) {

@@ -6,7 +6,9 @@ namespace {
 
 constexpr char kDigits[] = "0123456789abcdef";
 
-int digit_value(char c) {
+} // namespace
+
+int hex_digit_value(char c) {
     if (c >= '0' && c <= '9') {
         return c - '0';
     }
@@ -18,8 +20,6 @@ int digit_value(char c) {
     }
     return -1;
 }
-
-} // namespace
 
 std::string hex_encode(const void* data, size_t length) {
     const auto* bytes = static_cast<const uint8_t*>(data);
@@ -43,8 +43,8 @@ std::optional<std::vector<uint8_t>> hex_decode(std::string_view hex) {
     std::vector<uint8_t> out;
     out.reserve(hex.size() / 2);
     for (size_t i = 0; i < hex.size(); i += 2) {
-        int high = digit_value(hex[i]);
-        int low = digit_value(hex[i + 1]);
+        int high = hex_digit_value(hex[i]);
+        int low = hex_digit_value(hex[i + 1]);
         if (high < 0 || low < 0) {
             return std::nullopt;
         }
@@ -62,7 +62,7 @@ std::optional<uint64_t> parse_hex_number(std::string_view text) {
     }
     uint64_t value = 0;
     for (char c : text) {
-        int digit = digit_value(c);
+        int digit = hex_digit_value(c);
         if (digit < 0) {
             return std::nullopt;
         }

@@ -12,6 +12,8 @@ namespace hermit::gdbserver {
 
 std::string hex_encode(const void* data, size_t length);
 std::string hex_encode(std::string_view text);
+// The value of one hex digit (either case), or -1 when `c` is not one.
+int hex_digit_value(char c);
 // Decodes pairs of hex digits; nullopt when the length is odd or a character is not a hex digit.
 std::optional<std::vector<uint8_t>> hex_decode(std::string_view hex);
 // Parses an unpadded hex number that must fill `text` completely and fit in 64 bits.

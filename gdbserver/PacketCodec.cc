@@ -1,5 +1,7 @@
 #include "PacketCodec.h"
 
+#include "Hex.h"
+
 #include <fmt/format.h>
 
 namespace hermit::gdbserver {
@@ -13,19 +15,6 @@ constexpr char kRunLength = '*';
 // the printable range.
 constexpr int kRunLengthBias = 29;
 constexpr int kMaxRunLength = 97;
-
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
 
 uint8_t checksum(std::string_view data) {
     uint8_t sum = 0;
@@ -92,8 +81,8 @@ void PacketDecoder::feed_byte(char c, std::vector<PacketEvent>& events) {
         return;
     case State::ChecksumLow: {
         state_ = State::Idle;
-        int high = hex_digit(checksum_high_);
-        int low = hex_digit(c);
+        int high = hex_digit_value(checksum_high_);
+        int low = hex_digit_value(c);
         if (high < 0 || low < 0) {
             events.push_back({PacketEvent::Kind::Rejected, "checksum is not two hex digits"});
         } else if (oversize_) {

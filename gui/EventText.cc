@@ -40,22 +40,6 @@ QString result_text(int64_t result) {
     return QString::number(result);
 }
 
-const char* reason_text(ScheduleEvent::Reason reason) {
-    switch (reason) {
-    case ScheduleEvent::Reason::Yield:
-        return "yield";
-    case ScheduleEvent::Reason::Blocked:
-        return "blocked";
-    case ScheduleEvent::Reason::Exited:
-        return "exited";
-    case ScheduleEvent::Reason::Preempted:
-        return "preempted";
-    case ScheduleEvent::Reason::Started:
-        return "started";
-    }
-    return "?";
-}
-
 // Printable ASCII as is, everything else escaped, cut after a preview length.
 QString data_preview(const std::vector<uint8_t>& data) {
     QString text;
@@ -94,7 +78,9 @@ struct Describer {
     const SyscallNameLookup& syscall_name;
 
     QString operator()(const ScheduleEvent& e) const {
-        return QStringLiteral("run token from tid %1 (%2)").arg(e.previous_tid).arg(reason_text(e.reason));
+        return QStringLiteral("run token from tid %1 (%2)")
+            .arg(e.previous_tid)
+            .arg(schedule_reason_name(e.reason));
     }
     QString operator()(const SyscallEvent& e) const {
         QStringList args;

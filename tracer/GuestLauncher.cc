@@ -242,8 +242,12 @@ LaunchedGuest start(const LaunchOptions& options, long ptrace_options) {
         waitpid(child, &status, 0);
         throw Error(ErrorCode::PtraceUnavailable, std::string("PTRACE_SEIZE: ") + std::strerror(error));
     }
-    const char go = 'g';
-    write_all(go_pipe[1], &go, 1);
+    if (traced) {
+        // An untraced guest does not wait for this and may have exec'd already: writing to a pipe
+        // without a reader would raise SIGPIPE in hermit.
+        const char go = 'g';
+        write_all(go_pipe[1], &go, 1);
+    }
     close(go_pipe[1]);
     return launched;
 }

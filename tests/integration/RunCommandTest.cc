@@ -191,3 +191,16 @@ TEST(HermitRun, SleepFinishesAtOnceInVirtualTime) {
 
 } // namespace
 } // namespace hermit::testing
+
+namespace hermit::testing {
+namespace {
+
+TEST(HermitRun, VerifyOfAMultithreadedGuestFindsIdenticalRuns) {
+    auto result = run_process({hermit_binary(), "run", "--verify", "--", guest_path("tracer_threads")});
+    EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
+    EXPECT_NE(result.stderr_text.find("verify: identical"), std::string::npos) << result.stderr_text;
+    EXPECT_EQ(result.stdout_text, "total=10000 finished=4\n");
+}
+
+} // namespace
+} // namespace hermit::testing
