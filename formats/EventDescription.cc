@@ -30,12 +30,28 @@ std::string quoted_preview(const std::vector<uint8_t>& data) {
     return text;
 }
 
+// The reason as a verb phrase about the thread that gave up the token.
+const char* reason_text(ScheduleEvent::Reason reason) {
+    switch (reason) {
+    case ScheduleEvent::Reason::Yield:
+        return "yielded";
+    case ScheduleEvent::Reason::Blocked:
+        return "blocked";
+    case ScheduleEvent::Reason::Exited:
+        return "exited";
+    case ScheduleEvent::Reason::Preempted:
+        return "was preempted";
+    case ScheduleEvent::Reason::Started:
+        return "started";
+    }
+    return "?";
+}
+
 std::string describe_payload(const ScheduleEvent& schedule, const SyscallNameLookup&) {
     if (schedule.reason == ScheduleEvent::Reason::Started) {
         return "scheduled first";
     }
-    return fmt::format("scheduled (thread {} {})", schedule.previous_tid,
-                       schedule_reason_name(schedule.reason));
+    return fmt::format("scheduled (thread {} {})", schedule.previous_tid, reason_text(schedule.reason));
 }
 
 std::string describe_payload(const SyscallEvent& syscall, const SyscallNameLookup& names) {
