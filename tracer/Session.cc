@@ -333,7 +333,13 @@ struct Session::State {
         Task& task = *thread.task;
         int64_t result = static_cast<int64_t>(task.registers().rax);
         if (is_restart_result(result)) {
-            // Interrupted: the kernel restarts it through the seccomp filter, which decides afresh.
+            // Interrupted: the kernel restarts it through the seccomp filter, which decides afresh. When the
+            // interruption was ours (the holder was blocked in it), the token moves on first.
+            if (thread.interrupt_requested && deterministic() && holder == task.host_tid()) {
+                thread.interrupt_requested = false;
+                yield(thread, ScheduleEvent::Reason::Blocked, ThreadState::Blocked);
+                return;
+            }
             keep_running(thread);
             return;
         }
