@@ -4,7 +4,6 @@
 #include "virt/AuxiliaryVector.h"
 #include "virt/DirectoryListing.h"
 #include "virt/HostProbe.h"
-#include "virt/ProcessMemory.h"
 #include "virt/VdsoPatcher.h"
 
 #include <elf.h>
@@ -187,8 +186,8 @@ void Virtualizer::on_exec(Task& task) {
         }
     }
     if (const auto vdso = auxv.value(AT_SYSINFO_EHDR)) {
-        virt::ProcessMemory writer(task.host_tid());
-        const auto patched = virt::patch_vdso(task, writer, *vdso);
+        // Task writes fall back to /proc/<tid>/mem, which can write the read-only vDSO text.
+        const auto patched = virt::patch_vdso(task, task, *vdso);
         spdlog::debug("vDSO of thread {}: patched {} functions", task.tid(), patched.size());
         if (patched.empty()) {
             spdlog::warn("could not patch the vDSO of thread {}: its clock reads are not virtualized",

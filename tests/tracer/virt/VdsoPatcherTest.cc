@@ -1,5 +1,5 @@
 #include "tracer/virt/VdsoPatcher.h"
-#include "tracer/virt/ProcessMemory.h"
+#include "tracer/Task.h"
 
 #include "LocalMemory.h"
 
@@ -77,8 +77,7 @@ TEST(VdsoPatcherTest, PatchesAStoppedChildOnly) {
     int status = 0;
     ASSERT_EQ(waitpid(child, &status, WUNTRACED), child);
     ASSERT_TRUE(WIFSTOPPED(status));
-    ProcessMemory child_memory(child);
-    ASSERT_TRUE(child_memory.valid());
+    Task child_memory(child, child, child, child);
     const auto patched = patch_vdso(child_memory, child_memory, own_vdso());
     EXPECT_NE(std::find(patched.begin(), patched.end(), "__vdso_clock_gettime"), patched.end());
     kill(child, SIGCONT);
