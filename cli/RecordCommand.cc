@@ -1,6 +1,8 @@
 #include "Commands.h"
+#include "SyscallNameLookup.h"
 
 #include "formats/Error.h"
+#include "formats/EventDescription.h"
 #include "formats/EventStatistics.h"
 #include "formats/Recording.h"
 #include "formats/RecordingStore.h"
@@ -142,6 +144,17 @@ void remove_recordings(const std::string& id, bool all) {
     std::cerr << fmt::format("hermit: removed {}\n", directory.string());
 }
 
+// One line per event, "INDEX: description", like the event table of the GUI.
+void dump_events(const std::string& id, uint64_t first, uint64_t count) {
+    RecordingStore store;
+    RecordingReader reader(store.resolve(id));
+    const auto names = tracer_syscall_names();
+    const std::vector<Event> events = reader.read_all();
+    for (uint64_t index = first; index < events.size() && index - first < count; index++) {
+        std::cout << index << ": " << describe_event(events[index], names) << '\n';
+    }
+}
+
 void show_info(const std::string& id, bool as_json) {
     RecordingStore store;
     const auto directory = store.resolve(id);
@@ -253,6 +266,22 @@ void add_record_command(CLI::App& app, CommandContext& context) {
     info->callback([&context, info_arguments] {
         apply_global_options(context.global);
         show_info(info_arguments->id, info_arguments->json);
+    });
+
+    struct DumpArguments {
+        std::string id = "latest";
+        uint64_t first = 0;
+        uint64_t count = UINT64_MAX;
+    };
+    auto dump_arguments = std::make_shared<DumpArguments>();
+    auto* dump =
+        command->add_subcommand("dump", "Print a recording's events, one per line, with their index");
+    dump->add_option("id", dump_arguments->id, "Recording id, 'latest' (default) or a directory");
+    dump->add_option("--from", dump_arguments->first, "Index of the first event to print");
+    dump->add_option("--count", dump_arguments->count, "Print at most this many events");
+    dump->callback([&context, dump_arguments] {
+        apply_global_options(context.global);
+        dump_events(dump_arguments->id, dump_arguments->first, dump_arguments->count);
     });
 }
 

@@ -24,6 +24,10 @@ struct MemoryWrite {
 };
 
 struct SyscallEvent {
+    // The result of a syscall the thread did not run yet because it would have waited: it re-executes it
+    // when it next gets the run token. -ERESTARTNOINTR, a kernel-internal errno no guest ever sees.
+    static constexpr int64_t kRetried = -513;
+
     int32_t number = 0;
     std::vector<uint64_t> args;
     int64_t result = 0;

@@ -1,13 +1,11 @@
 #include "GuestDescriptors.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <climits>
+#include <filesystem>
 
 namespace hermit::replay {
 
@@ -18,70 +16,6 @@ std::string proc_fd_path(pid_t host_pid, int fd) {
 }
 
 } // namespace
-
-GuestDescriptors::~GuestDescriptors() {
-    for (const auto& [pid, pidfd] : pidfds_) {
-        close(pidfd);
-    }
-}
-
-void GuestDescriptors::forget(pid_t host_pid) {
-    auto found = pidfds_.find(host_pid);
-    if (found != pidfds_.end()) {
-        close(found->second);
-        pidfds_.erase(found);
-    }
-}
-
-int GuestDescriptors::duplicate(pid_t host_pid, int fd) {
-    auto found = pidfds_.find(host_pid);
-    if (found == pidfds_.end()) {
-        int pidfd = static_cast<int>(syscall(SYS_pidfd_open, host_pid, 0));
-        if (pidfd < 0) {
-            return -1;
-        }
-        found = pidfds_.emplace(host_pid, pidfd).first;
-    }
-    return static_cast<int>(syscall(SYS_pidfd_getfd, found->second, fd, 0));
-}
-
-bool GuestDescriptors::read_would_wait(pid_t host_pid, int fd) {
-    int copy = duplicate(host_pid, fd);
-    if (copy < 0) {
-        return false;
-    }
-    bool waits = false;
-    int flags = fcntl(copy, F_GETFL);
-    if (flags >= 0 && (flags & O_NONBLOCK) == 0) {
-        pollfd request{copy, POLLIN, 0};
-        waits = poll(&request, 1, 0) == 0;
-    }
-    close(copy);
-    return waits;
-}
-
-bool GuestDescriptors::write_would_wait(pid_t host_pid, int fd, size_t length) {
-    int copy = duplicate(host_pid, fd);
-    if (copy < 0) {
-        return false;
-    }
-    bool waits = false;
-    struct stat info {};
-    int flags = fcntl(copy, F_GETFL);
-    if (flags >= 0 && (flags & O_NONBLOCK) == 0 && fstat(copy, &info) == 0 && S_ISFIFO(info.st_mode)) {
-        int capacity = fcntl(copy, F_GETPIPE_SZ);
-        int queued = 0;
-        if (capacity > 0 && ioctl(copy, FIONREAD, &queued) == 0) {
-            size_t free_space = static_cast<size_t>(capacity - queued);
-            // A write larger than the whole pipe always waits for the reader part-way; waiting for an empty
-            // pipe first is the best that can be done without splitting the guest's write.
-            size_t needed = length < static_cast<size_t>(capacity) ? length : static_cast<size_t>(capacity);
-            waits = free_space < needed;
-        }
-    }
-    close(copy);
-    return waits;
-}
 
 std::optional<ObjectIdentity> GuestDescriptors::identity(pid_t host_pid, int fd) {
     struct stat info {};
@@ -114,6 +48,22 @@ std::optional<std::string> GuestDescriptors::path(pid_t host_pid, int fd) {
         return std::nullopt;
     }
     return std::string(buffer, static_cast<size_t>(length));
+}
+
+std::string GuestDescriptors::absolute_path(pid_t host_pid, int dirfd, const std::string& path) {
+    if (path.starts_with("/")) {
+        return std::filesystem::path(path).lexically_normal().string();
+    }
+    std::string base =
+        "/proc/" + std::to_string(host_pid) + (dirfd == AT_FDCWD ? "/cwd" : "/fd/" + std::to_string(dirfd));
+    char buffer[PATH_MAX];
+    ssize_t length = readlink(base.c_str(), buffer, sizeof buffer);
+    if (length <= 0 || static_cast<size_t>(length) >= sizeof buffer) {
+        return {};
+    }
+    return (std::filesystem::path(std::string(buffer, static_cast<size_t>(length))) / path)
+        .lexically_normal()
+        .string();
 }
 
 } // namespace hermit::replay

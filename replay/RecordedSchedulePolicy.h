@@ -15,6 +15,7 @@ public:
     explicit RecordedSchedulePolicy(const ReplayLog& log) : log_(log) {}
 
     int32_t choose(const tracer::SchedulingPoint& point, const std::vector<int32_t>& runnable) override;
+    bool follows_recording() const override { return true; }
 
 private:
     const ReplayLog& log_;

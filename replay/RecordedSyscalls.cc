@@ -2,7 +2,9 @@
 
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <array>
+#include <string_view>
 #include <utility>
 
 namespace hermit::replay {
@@ -11,7 +13,7 @@ namespace {
 
 using enum ReplayTreatment;
 
-constexpr std::array<std::pair<int, ReplayTreatment>, 35> kTreatments = {{
+constexpr std::array<std::pair<int, ReplayTreatment>, 49> kTreatments = {{
     {SYS_read, EmulateFromLog},
     {SYS_pread64, EmulateFromLog},
     {SYS_readv, EmulateFromLog},
@@ -47,6 +49,20 @@ constexpr std::array<std::pair<int, ReplayTreatment>, 35> kTreatments = {{
     {SYS_pwrite64, Write},
     {SYS_sendto, Write},
     {SYS_sendmsg, Write},
+    {SYS_unlink, ChangePath},
+    {SYS_unlinkat, ChangePath},
+    {SYS_rename, ChangePath},
+    {SYS_renameat, ChangePath},
+    {SYS_renameat2, ChangePath},
+    {SYS_mkdir, ChangePath},
+    {SYS_mkdirat, ChangePath},
+    {SYS_rmdir, ChangePath},
+    {SYS_link, ChangePath},
+    {SYS_linkat, ChangePath},
+    {SYS_symlink, ChangePath},
+    {SYS_symlinkat, ChangePath},
+    {SYS_execve, Execute},
+    {SYS_execveat, Execute},
 }};
 
 } // namespace
@@ -68,8 +84,11 @@ std::set<int> recorded_syscalls() {
     return numbers;
 }
 
-bool waits_for_input(int number) {
-    return number == SYS_read || number == SYS_readv || number == SYS_recvfrom || number == SYS_recvmsg;
+bool is_system_file(const std::string& absolute_path) {
+    constexpr std::array<std::string_view, 7> kSystemDirectories = {"/usr/",  "/lib/", "/lib64/", "/etc/",
+                                                                    "/proc/", "/sys/", "/dev/"};
+    return std::any_of(kSystemDirectories.begin(), kSystemDirectories.end(),
+                       [&](std::string_view directory) { return absolute_path.starts_with(directory); });
 }
 
 } // namespace hermit::replay

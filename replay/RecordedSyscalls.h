@@ -4,6 +4,7 @@
 // both read it from here.
 
 #include <set>
+#include <string>
 
 namespace hermit::replay {
 
@@ -19,6 +20,12 @@ enum class ReplayTreatment {
     // Writes: run for real on descriptors the guest inherited (hermit's stdout/stderr, files) so replay
     // reproduces the output; emulated on pipes and sockets, whose readers are emulated.
     Write,
+    // Changes names in the file system (unlink, rename, mkdir, ...): emulated from the log, so a replay
+    // never changes the user's files; the replayer keeps its private copies of written files in step.
+    ChangePath,
+    // Starts a program: the recorder copies a program that is not a system file, the replayer runs the
+    // copy (or the one the guest built during the replay) when the original is missing or changed.
+    Execute,
 };
 
 ReplayTreatment replay_treatment(int number);
@@ -26,8 +33,8 @@ ReplayTreatment replay_treatment(int number);
 // Every syscall whose treatment is not NotRecorded.
 std::set<int> recorded_syscalls();
 
-// Reads that may wait for another process or the outside world; the recorder probes the descriptor first
-// (see Recorder) so that a wait becomes an anchored scheduling point.
-bool waits_for_input(int number);
+// Files under /usr, /lib, /etc, /proc, /sys, /dev belong to the system, not to the program's input and
+// output: the recorder does not copy them and replay opens them as they are.
+bool is_system_file(const std::string& absolute_path);
 
 } // namespace hermit::replay

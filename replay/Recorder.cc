@@ -19,15 +19,6 @@ namespace hermit::replay {
 
 namespace {
 
-// Files under these directories belong to the system, not to the program's input: replay expects them
-// unchanged and does not copy them.
-bool in_system_directory(const std::string& path) {
-    constexpr std::array<std::string_view, 7> kSystemDirectories = {"/usr/",  "/lib/", "/lib64/", "/etc/",
-                                                                    "/proc/", "/sys/", "/dev/"};
-    return std::any_of(kSystemDirectories.begin(), kSystemDirectories.end(),
-                       [&](std::string_view directory) { return path.starts_with(directory); });
-}
-
 std::vector<uint8_t> gather_written_bytes(tracer::GuestMemory& memory, const tracer::SyscallStop& stop,
                                           uint64_t length) {
     std::vector<uint8_t> bytes;
@@ -62,17 +53,11 @@ std::set<int> Recorder::trapped_syscalls() const {
 }
 
 tracer::SyscallDecision Recorder::on_entry(tracer::Task& task, const tracer::SyscallStop& stop) {
-    host_pids_[task.pid()] = task.host_pid();
     PendingSyscall& pending = pending_[task.tid()];
     pending = PendingSyscall{};
     pending.number = stop.number;
-    const int fd = static_cast<int>(stop.args[0]);
-    if (waits_for_input(stop.number) && descriptors_.read_would_wait(task.host_pid(), fd)) {
-        return retry_later(task, pending);
-    }
-    if ((stop.number == SYS_write || stop.number == SYS_writev) &&
-        descriptors_.write_would_wait(task.host_pid(), fd, stop.number == SYS_write ? stop.args[2] : 1)) {
-        return retry_later(task, pending);
+    if (replay_treatment(stop.number) == ReplayTreatment::Execute) {
+        copy_executed_file(task, stop);
     }
     return replay_treatment(stop.number) == ReplayTreatment::NotRecorded
                ? tracer::SyscallDecision::pass()
@@ -81,7 +66,7 @@ tracer::SyscallDecision Recorder::on_entry(tracer::Task& task, const tracer::Sys
 
 void Recorder::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& result) {
     auto pending = pending_.find(task.tid());
-    if (pending == pending_.end() || pending->second.retried) {
+    if (pending == pending_.end()) {
         return;
     }
     switch (replay_treatment(stop.number)) {
@@ -94,28 +79,11 @@ void Recorder::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int6
     case ReplayTreatment::Write:
         pending->second.stdio = capture_stdio(task, stop, result);
         break;
+    case ReplayTreatment::ChangePath:
+    case ReplayTreatment::Execute:
     case ReplayTreatment::NotRecorded:
         break;
     }
-}
-
-tracer::SyscallDecision Recorder::retry_later(tracer::Task& task, PendingSyscall& pending) {
-    auto last = last_retry_progress_.find(task.tid());
-    if (last != last_retry_progress_.end() && last->second == progress_) {
-        // Nobody got further since this thread last retried: no guest thread can provide the input, only
-        // the outside world can. Wait for it in the kernel.
-        return tracer::SyscallDecision::pass();
-    }
-    last_retry_progress_[task.tid()] = progress_;
-    pending.retried = true;
-    // The guest re-executes its syscall instruction when it next runs: rip goes back over it and the
-    // emulated "result" put in rax is the syscall number itself.
-    user_regs_struct registers = task.registers();
-    registers.rip -= 2;
-    task.set_registers(registers);
-    tracer::SyscallDecision decision = tracer::SyscallDecision::emulate(pending.number);
-    decision.yield = true;
-    return decision;
 }
 
 void Recorder::on_event(const Event& event) {
@@ -124,31 +92,16 @@ void Recorder::on_event(const Event& event) {
     if (auto* syscall = std::get_if<SyscallEvent>(&recorded.payload)) {
         auto pending = pending_.find(event.tid);
         if (pending != pending_.end() && pending->second.number == syscall->number) {
-            if (pending->second.retried) {
-                syscall->result = kRetriedSyscallResult;
-            } else if (!syscall->emulated) {
+            if (!syscall->emulated) {
                 // What the Virtualizer produced is recomputed on replay; only the outside world's is kept.
                 syscall->memory_writes = std::move(pending->second.memory_writes);
             }
             stdio = std::move(pending->second.stdio);
             pending_.erase(pending);
         }
-        if (syscall->result != kRetriedSyscallResult) {
-            progress_++;
-        }
-    } else if (!std::holds_alternative<ScheduleEvent>(recorded.payload)) {
-        progress_++;
     }
-    if (auto* exit = std::get_if<ThreadExitEvent>(&recorded.payload)) {
+    if (std::holds_alternative<ThreadExitEvent>(recorded.payload)) {
         pending_.erase(event.tid);
-        last_retry_progress_.erase(event.tid);
-        if (exit->process_exit) {
-            auto host_pid = host_pids_.find(event.pid);
-            if (host_pid != host_pids_.end()) {
-                descriptors_.forget(host_pid->second);
-                host_pids_.erase(host_pid);
-            }
-        }
     }
     last_event_time_ = std::max(last_event_time_, event.time);
     writer_.append(recorded);
@@ -177,13 +130,14 @@ std::vector<MemoryWrite> Recorder::capture_outputs(tracer::Task& task, const tra
 }
 
 void Recorder::copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result) {
-    const uint64_t flags = stop.number == SYS_open ? stop.args[1] : stop.args[2];
-    if (result < 0 || stop.number == SYS_openat2 || (flags & O_ACCMODE) != O_RDONLY) {
+    // Copied at its first open, whatever the access mode: a replay starts its private copy of a file the
+    // guest writes from this content.
+    if (result < 0 || stop.number == SYS_openat2) {
         return;
     }
     const int fd = static_cast<int>(result);
     auto path = GuestDescriptors::path(task.host_pid(), fd);
-    if (!path || !path->starts_with("/") || in_system_directory(*path) || copied_files_.contains(*path)) {
+    if (!path || !path->starts_with("/") || is_system_file(*path) || copied_files_.contains(*path)) {
         return;
     }
     const std::string host_path = "/proc/" + std::to_string(task.host_pid()) + "/fd/" + std::to_string(fd);
@@ -193,6 +147,23 @@ void Recorder::copy_opened_file(tracer::Task& task, const tracer::SyscallStop& s
     }
     copied_files_.insert(*path);
     writer_.add_file(*path, host_path);
+}
+
+void Recorder::copy_executed_file(tracer::Task& task, const tracer::SyscallStop& stop) {
+    const bool at_cwd = stop.number == SYS_execve;
+    auto guest_path = task.read_string(stop.args[at_cwd ? 0 : 1]);
+    if (!guest_path) {
+        return;
+    }
+    const std::string path = GuestDescriptors::absolute_path(
+        task.host_pid(), at_cwd ? AT_FDCWD : static_cast<int>(stop.args[0]), *guest_path);
+    struct stat info {};
+    if (path.empty() || is_system_file(path) || copied_files_.contains(path) ||
+        stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+        return;
+    }
+    copied_files_.insert(path);
+    writer_.add_file(path, path);
 }
 
 std::optional<StdioEvent> Recorder::capture_stdio(tracer::Task& task, const tracer::SyscallStop& stop,

@@ -27,16 +27,12 @@ struct RecordOptions {
 // the guest's shell-style exit status. Throws hermit::Error like `hermit run`.
 int record_start(const RecordOptions& options);
 
-// The result a recording stores for a syscall the recorder made the guest retry later (its descriptor
-// was not ready): -ERESTARTNOINTR, a kernel-internal errno the guest can never see.
-constexpr int64_t kRetriedSyscallResult = -513;
-
 // Recorder: an interceptor and event sink that appends every event of the run to a RecordingWriter,
 // completing syscall events with the memory they wrote and adding StdioEvents for hermit's stdout/stderr.
 // It must be the first interceptor of the Session (before the Virtualizer): it asks for the exit of the
-// syscalls whose outputs it keeps, so its on_exit runs last and sees the virtualized outputs, and it
-// turns reads and writes that would wait into a retry at a scheduling point (see docs/ARCHITECTURE.md,
-// "Record and replay"), so that every wait of the guest is anchored to an event of the recording.
+// syscalls whose outputs it keeps, so its on_exit runs last and sees the virtualized outputs. Reads and
+// writes that would wait are parked by the Session (tracer/WaitPredictor.h) and recorded as retried
+// (SyscallEvent::kRetried), so that every wait of the guest is anchored to an event of the recording.
 class Recorder : public tracer::SyscallInterceptor, public tracer::EventSink {
 public:
     explicit Recorder(RecordingWriter& writer);
@@ -53,27 +49,23 @@ private:
     // A syscall between its entry and its event: what on_exit captured for the event.
     struct PendingSyscall {
         int number = 0;
-        bool retried = false;
         std::vector<MemoryWrite> memory_writes;
         std::optional<StdioEvent> stdio;
     };
 
-    tracer::SyscallDecision retry_later(tracer::Task& task, PendingSyscall& pending);
     std::vector<MemoryWrite> capture_outputs(tracer::Task& task, const tracer::SyscallStop& stop,
                                              int64_t result);
     void copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
+    // The program an execve starts, unless it is a system file: replay may need it after it changed.
+    void copy_executed_file(tracer::Task& task, const tracer::SyscallStop& stop);
     std::optional<StdioEvent> capture_stdio(tracer::Task& task, const tracer::SyscallStop& stop,
                                             int64_t result);
 
     RecordingWriter& writer_;
-    GuestDescriptors descriptors_;
     std::optional<ObjectIdentity> own_stdout_;
     std::optional<ObjectIdentity> own_stderr_;
-    std::map<int32_t, PendingSyscall> pending_;       // by guest tid: trapped, its event not yet seen
-    std::map<int32_t, uint64_t> last_retry_progress_; // by guest tid: progress_ at its last retry
-    std::map<int32_t, pid_t> host_pids_;              // guest pid -> host pid
+    std::map<int32_t, PendingSyscall> pending_; // by guest tid: trapped, its event not yet seen
     std::set<std::string> copied_files_;
-    uint64_t progress_ = 0; // events other than schedules and retries: "someone got further"
     uint64_t last_event_time_ = 0;
 };
 

@@ -29,6 +29,11 @@ namespace {
 constexpr uint64_t kBelowStackPointer = 256;
 
 size_t compared_argument_count(int number, size_t recorded) {
+    if (replay_treatment(number) == ReplayTreatment::Execute) {
+        // Pointers into the caller's memory (for the first exec, hermit's launcher); the path and the
+        // arguments themselves are compared in the ExecEvent.
+        return 0;
+    }
     const tracer::SyscallRow* row = tracer::find_syscall(number);
     size_t count = row != nullptr ? row->arg_count : 6;
     return std::min(count, recorded);
@@ -48,6 +53,10 @@ bool arguments_match(const SyscallEvent& recorded, const SyscallEvent& replayed)
 
 // ioctls that only report state (terminal attributes, window size, queued bytes): emulated from the log.
 // Every other request may change the process (FIOCLEX, terminal modes) and runs for real.
+bool opens_for_writing(uint64_t flags) {
+    return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) != 0;
+}
+
 bool reads_state(uint64_t request) {
     return request == TCGETS || request == TIOCGWINSZ || request == FIONREAD || request == TIOCGPGRP;
 }
@@ -60,22 +69,6 @@ std::optional<std::vector<char>> file_contents(const std::filesystem::path& path
     return std::vector<char>(std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>());
 }
 
-std::string absolute_guest_path(pid_t host_pid, int dirfd, const std::string& path) {
-    if (path.starts_with("/")) {
-        return std::filesystem::path(path).lexically_normal().string();
-    }
-    std::string base =
-        "/proc/" + std::to_string(host_pid) + (dirfd == AT_FDCWD ? "/cwd" : "/fd/" + std::to_string(dirfd));
-    char buffer[PATH_MAX];
-    ssize_t length = readlink(base.c_str(), buffer, sizeof buffer);
-    if (length <= 0 || static_cast<size_t>(length) >= sizeof buffer) {
-        return {};
-    }
-    return (std::filesystem::path(std::string(buffer, static_cast<size_t>(length))) / path)
-        .lexically_normal()
-        .string();
-}
-
 // A schedule that left the token with the thread that had it. Whether one is emitted depends on whether
 // a new thread's first stop reached the tracer before its creation event (timing), and it changes
 // nothing in the guest, so the replay and the recording may each have some the other lacks.
@@ -86,12 +79,22 @@ bool kept_running(const Event& event) {
 
 std::string describe_replayed(const Event& event) {
     if (const auto* syscall = std::get_if<SyscallEvent>(&event.payload)) {
-        return describe_syscall(syscall->number);
+        return fmt::format("{} = {}", describe_syscall(syscall->number), syscall->result);
     }
     return describe_recorded_event(event);
 }
 
 } // namespace
+
+Replayer::~Replayer() {
+    std::error_code error;
+    if (!scratch_directory_.empty()) {
+        std::filesystem::remove_all(scratch_directory_, error);
+    }
+    for (const std::filesystem::path& copy : executable_copies_) {
+        std::filesystem::remove(copy, error);
+    }
+}
 
 Replayer::Replayer(const RecordingReader& reader, ReplayLog& log,
                    std::vector<tracer::SyscallInterceptor*> followers)
@@ -112,6 +115,11 @@ void Replayer::stop_at_event(uint64_t event_index, StopHandler handler) {
 
 const SyscallEvent& Replayer::expect_syscall(tracer::Task& task, const tracer::SyscallStop& stop) {
     const Event* next = log_.peek();
+    if (next != nullptr && std::holds_alternative<ExecEvent>(next->payload) && next->tid == task.tid() &&
+        log_.position() + 1 < log_.events().size()) {
+        // A successful execve's event comes at its exit, after the exec itself.
+        next = &log_.events()[log_.position() + 1];
+    }
     const SyscallEvent* recorded = next != nullptr ? std::get_if<SyscallEvent>(&next->payload) : nullptr;
     if (recorded == nullptr || next->tid != task.tid() || recorded->number != stop.number) {
         throw_desync(log_.position(), task.tid(),
@@ -137,27 +145,42 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
     const SyscallEvent& recorded = expect_syscall(task, stop);
     PendingSyscall& pending = pending_[task.tid()];
     pending = PendingSyscall{};
-    if (recorded.result == kRetriedSyscallResult && recorded.emulated) {
-        // The recorder made the thread retry here; do the same so the schedule stays anchored.
+    if (recorded.result == SyscallEvent::kRetried) {
+        // The recorded thread waited here and re-executed the syscall later: so does the replayed one.
         pending.retried = true;
-        user_regs_struct registers = task.registers();
-        registers.rip -= 2;
-        task.set_registers(registers);
-        tracer::SyscallDecision decision = tracer::SyscallDecision::emulate(stop.number);
-        decision.yield = true;
-        return decision;
+        return tracer::SyscallDecision::retry();
+    }
+    if (stop.number == SYS_lseek && recorded.result >= 0) {
+        return seek(task, recorded, pending);
     }
     switch (replay_treatment(stop.number)) {
     case ReplayTreatment::EmulateFromLog:
         return emulate_input(task, stop, recorded);
     case ReplayTreatment::OpenFile:
-        return open_file(task, stop, pending);
+        return open_file(task, stop, recorded, pending);
+    case ReplayTreatment::ChangePath:
+        change_path(task, stop, recorded);
+        return emulate(task, stop, recorded.result);
+    case ReplayTreatment::Execute:
+        return execute_file(task, stop, pending);
     case ReplayTreatment::Write:
         return write(task, stop, recorded, pending);
     case ReplayTreatment::NotRecorded:
         break;
     }
     return tracer::SyscallDecision::pass();
+}
+
+tracer::SyscallDecision Replayer::seek(tracer::Task& task, const SyscallEvent& recorded,
+                                       PendingSyscall& pending) {
+    // Writes to files run for real on replay and must land where they did, but emulated reads do not move
+    // the real offset: seek to the recorded resulting offset itself.
+    user_regs_struct registers = task.registers();
+    pending.seek_arguments = {registers.rsi, registers.rdx};
+    registers.rsi = static_cast<uint64_t>(recorded.result);
+    registers.rdx = SEEK_SET;
+    task.set_registers(registers);
+    return tracer::SyscallDecision::stop_at_exit();
 }
 
 tracer::SyscallDecision Replayer::emulate_input(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -185,15 +208,86 @@ tracer::SyscallDecision Replayer::emulate(tracer::Task& task, const tracer::Sysc
     return tracer::SyscallDecision::emulate(result);
 }
 
+std::string Replayer::guest_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
+                                          size_t path_argument, int dirfd_argument) const {
+    const int dirfd =
+        dirfd_argument < 0 ? AT_FDCWD : static_cast<int>(stop.args[static_cast<size_t>(dirfd_argument)]);
+    auto guest_path = task.read_string(stop.args[path_argument]);
+    return guest_path ? GuestDescriptors::absolute_path(task.host_pid(), dirfd, *guest_path) : std::string();
+}
+
 tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::SyscallStop& stop,
-                                            PendingSyscall& pending) {
-    const int path_argument = stop.number == SYS_open ? 0 : 1;
-    const int dirfd = stop.number == SYS_open ? AT_FDCWD : static_cast<int>(stop.args[0]);
-    auto guest_path = task.read_string(stop.args[static_cast<size_t>(path_argument)]);
-    if (!guest_path) {
-        return tracer::SyscallDecision::pass();
+                                            const SyscallEvent& recorded, PendingSyscall& pending) {
+    if (recorded.result < 0) {
+        // The open failed when recorded; whatever the file system holds now must not change that.
+        return emulate(task, stop, recorded.result);
     }
-    auto replacement = replacement_for(absolute_guest_path(task.host_pid(), dirfd, *guest_path));
+    const int path_argument = stop.number == SYS_open ? 0 : 1;
+    const uint64_t flags = stop.number == SYS_open ? stop.args[1] : stop.args[2];
+    const std::string absolute =
+        guest_path_argument(task, stop, static_cast<size_t>(path_argument), stop.number == SYS_open ? -1 : 0);
+    std::optional<std::filesystem::path> replacement;
+    if (auto scratch = scratch_files_.find(absolute); scratch != scratch_files_.end()) {
+        replacement = scratch->second;
+    } else if (stop.number != SYS_openat2 && opens_for_writing(flags) && !absolute.empty() &&
+               !is_system_file(absolute)) {
+        replacement = make_scratch_file(absolute, flags);
+    } else {
+        replacement = replacement_for(absolute);
+    }
+    return redirect_path(task, path_argument, absolute, replacement, pending);
+}
+
+tracer::SyscallDecision Replayer::execute_file(tracer::Task& task, const tracer::SyscallStop& stop,
+                                               PendingSyscall& pending) {
+    const int path_argument = stop.number == SYS_execve ? 0 : 1;
+    const std::string absolute = guest_path_argument(task, stop, static_cast<size_t>(path_argument),
+                                                     stop.number == SYS_execve ? -1 : 0);
+    std::optional<std::filesystem::path> replacement;
+    if (auto scratch = scratch_files_.find(absolute); scratch != scratch_files_.end()) {
+        replacement = scratch->second; // a program the guest built during the run
+    } else {
+        replacement = replacement_for(absolute);
+    }
+    if (replacement) {
+        auto guest_path = task.read_string(stop.args[static_cast<size_t>(path_argument)]);
+        replacement = executable_copy(*replacement, guest_path ? guest_path->size() : 0);
+    }
+    return redirect_path(task, path_argument, absolute, replacement, pending);
+}
+
+std::filesystem::path Replayer::executable_copy(const std::filesystem::path& program, size_t path_length) {
+    // The kernel copies the path given to execve to the top of the new stack, so a path of another length
+    // would move every stack address of the program. Under /tmp a name of the same length can be made.
+    const std::string directory = "/tmp/";
+    std::filesystem::path copy = program;
+    for (int attempt = 0; path_length > directory.size() && attempt < 100; attempt++) {
+        std::string name;
+        for (uint64_t value = (static_cast<uint64_t>(getpid()) << 16) + scratch_count_++ + attempt;
+             name.size() < path_length - directory.size(); value /= 36) {
+            name += "0123456789abcdefghijklmnopqrstuvwxyz"[value % 36];
+        }
+        const int fd = open((directory + name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+        if (fd >= 0) {
+            close(fd);
+            copy = directory + name;
+            std::error_code error;
+            std::filesystem::copy_file(program, copy, std::filesystem::copy_options::overwrite_existing,
+                                       error);
+            executable_copies_.push_back(copy);
+            break;
+        }
+    }
+    std::error_code error;
+    std::filesystem::permissions(copy, std::filesystem::perms::owner_all, std::filesystem::perm_options::add,
+                                 error);
+    return copy;
+}
+
+tracer::SyscallDecision Replayer::redirect_path(tracer::Task& task, int path_argument,
+                                                const std::string& absolute,
+                                                const std::optional<std::filesystem::path>& replacement,
+                                                PendingSyscall& pending) {
     if (!replacement) {
         return tracer::SyscallDecision::pass();
     }
@@ -201,31 +295,100 @@ tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::Sy
     user_regs_struct registers = task.registers();
     const uint64_t address = (registers.rsp - kBelowStackPointer - copy.size() - 1) & ~uint64_t{15};
     if (!task.write(address, copy.c_str(), copy.size() + 1)) {
-        spdlog::warn("replay: cannot redirect the open of {} to the recorded copy", *guest_path);
+        spdlog::warn("replay: cannot redirect {} to {}", absolute, copy);
         return tracer::SyscallDecision::pass();
     }
-    spdlog::info("replay: {} is missing or changed; opening the recorded copy {}", *guest_path, copy);
+    spdlog::debug("replay: {} instead of {}", copy, absolute);
     pending.redirected = true;
-    if (path_argument == 0) {
-        pending.original_path_argument = registers.rdi;
-        registers.rdi = address;
-    } else {
-        pending.original_path_argument = registers.rsi;
-        registers.rsi = address;
-    }
+    auto& path_register = path_argument == 0 ? registers.rdi : registers.rsi;
+    pending.original_path_argument = path_register;
+    path_register = address;
     task.set_registers(registers);
     return tracer::SyscallDecision::stop_at_exit();
 }
 
-void Replayer::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& /*result*/) {
+void Replayer::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& result) {
     auto pending = pending_.find(task.tid());
-    if (pending == pending_.end() || !pending->second.redirected) {
+    if (pending != pending_.end() && pending->second.seek_arguments) {
+        // The guest's code may count on its argument registers surviving the syscall.
+        user_regs_struct registers = task.registers();
+        registers.rsi = (*pending->second.seek_arguments)[0];
+        registers.rdx = (*pending->second.seek_arguments)[1];
+        task.set_registers(registers);
+        return;
+    }
+    const bool executed = (stop.number == SYS_execve || stop.number == SYS_execveat) && result == 0;
+    if (pending == pending_.end() || !pending->second.redirected || executed) {
         return;
     }
     // The guest must find its own path pointer in the register after the syscall.
     user_regs_struct registers = task.registers();
-    (stop.number == SYS_open ? registers.rdi : registers.rsi) = pending->second.original_path_argument;
+    (stop.number == SYS_open || stop.number == SYS_execve ? registers.rdi : registers.rsi) =
+        pending->second.original_path_argument;
     task.set_registers(registers);
+}
+
+std::filesystem::path Replayer::make_scratch_file(const std::string& absolute_path, uint64_t flags) {
+    if (scratch_directory_.empty()) {
+        std::string pattern = (std::filesystem::temp_directory_path() / "hermit-replay-XXXXXX").string();
+        if (mkdtemp(pattern.data()) == nullptr) {
+            throw Error(ErrorCode::ReplayUnsupported, reader_.directory().string(),
+                        "cannot create a scratch directory");
+        }
+        scratch_directory_ = pattern;
+    }
+    const std::filesystem::path scratch = scratch_directory_ / std::to_string(scratch_count_++);
+    const RecordedFile* recorded = nullptr;
+    for (const RecordedFile& file : reader_.meta().files) {
+        if (file.path == absolute_path) {
+            recorded = &file;
+        }
+    }
+    std::error_code error;
+    if (flags & O_EXCL) {
+        // It did not exist when recorded: the open creates it.
+    } else if (recorded != nullptr) {
+        std::filesystem::copy_file(reader_.file_copy(*recorded), scratch, error);
+    } else if ((flags & O_CREAT) == 0) {
+        // It existed when recorded (the open succeeded without O_CREAT) but was not copied: start empty.
+        std::ofstream{scratch};
+    }
+    scratch_files_[absolute_path] = scratch;
+    return scratch;
+}
+
+void Replayer::change_path(tracer::Task& task, const tracer::SyscallStop& stop,
+                           const SyscallEvent& recorded) {
+    if (recorded.result < 0) {
+        return;
+    }
+    switch (stop.number) {
+    case SYS_unlink:
+    case SYS_unlinkat: {
+        const std::string path = stop.number == SYS_unlink ? guest_path_argument(task, stop, 0, -1)
+                                                           : guest_path_argument(task, stop, 1, 0);
+        if (auto scratch = scratch_files_.find(path); scratch != scratch_files_.end()) {
+            std::filesystem::remove(scratch->second);
+            scratch_files_.erase(scratch);
+        }
+        break;
+    }
+    case SYS_rename:
+    case SYS_renameat:
+    case SYS_renameat2: {
+        const std::string from = stop.number == SYS_rename ? guest_path_argument(task, stop, 0, -1)
+                                                           : guest_path_argument(task, stop, 1, 0);
+        const std::string to = stop.number == SYS_rename ? guest_path_argument(task, stop, 1, -1)
+                                                         : guest_path_argument(task, stop, 3, 2);
+        if (auto scratch = scratch_files_.find(from); scratch != scratch_files_.end()) {
+            scratch_files_[to] = scratch->second;
+            scratch_files_.erase(from);
+        }
+        break;
+    }
+    default:
+        break;
+    }
 }
 
 std::optional<std::filesystem::path> Replayer::replacement_for(const std::string& absolute_path) {
@@ -269,7 +432,8 @@ tracer::SyscallDecision Replayer::write(tracer::Task& task, const tracer::Syscal
     if (stop.number == SYS_write) {
         pending.written_bytes = task.read_bytes(stop.args[1], stop.args[2]);
     }
-    return tracer::SyscallDecision::pass();
+    // Run as recorded: whether it waits for the outside reader now is not the replay's business.
+    return tracer::SyscallDecision::run();
 }
 
 void Replayer::on_event(const Event& event) {
@@ -288,7 +452,9 @@ void Replayer::on_event(const Event& event) {
     const Event& recorded = log_.take();
     auto pending = pending_.find(event.tid);
     const bool is_syscall = std::holds_alternative<SyscallEvent>(event.payload);
-    compare(index, recorded, event, is_syscall && pending != pending_.end() ? &pending->second : nullptr);
+    const bool redirected = pending != pending_.end() && pending->second.redirected;
+    compare(index, recorded, event, is_syscall && pending != pending_.end() ? &pending->second : nullptr,
+            std::holds_alternative<ExecEvent>(event.payload) && redirected);
     if (!is_syscall || pending == pending_.end()) {
         return;
     }
@@ -297,7 +463,7 @@ void Replayer::on_event(const Event& event) {
 }
 
 void Replayer::compare(uint64_t index, const Event& recorded, const Event& replayed,
-                       const PendingSyscall* pending) const {
+                       const PendingSyscall* pending, bool redirected_exec) const {
     auto diverged = [&](const std::string& expected, const std::string& actual) {
         throw_desync(index, replayed.tid, expected, actual);
     };
@@ -306,6 +472,15 @@ void Replayer::compare(uint64_t index, const Event& recorded, const Event& repla
                  fmt::format("{} in thread {}", describe_replayed(replayed), replayed.tid));
     }
     const auto* recorded_syscall = std::get_if<SyscallEvent>(&recorded.payload);
+    const auto* recorded_exec = std::get_if<ExecEvent>(&recorded.payload);
+    if (recorded_exec != nullptr && redirected_exec) {
+        // The program runs from the replay's copy; the guest asked for the same path and arguments.
+        if (recorded_exec->argv != std::get<ExecEvent>(replayed.payload).argv) {
+            diverged(describe_recorded_event(recorded),
+                     describe_replayed(replayed) + " with other arguments");
+        }
+        return;
+    }
     if (recorded_syscall == nullptr) {
         if (recorded.payload != replayed.payload) {
             diverged(describe_recorded_event(recorded),

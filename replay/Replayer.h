@@ -4,7 +4,9 @@
 //   - each trapped syscall must be the next recorded event (same thread, number and arguments), else
 //     the replay has diverged (hermit::Error ReplayDesync, exit 4);
 //   - syscalls that read the outside world are emulated from the log (recorded result and memory writes);
-//   - opens run for real, redirected to the recording's copy of a file that is missing or changed;
+//   - opens run for real, redirected to the recording's copy of a file that is missing or changed, and
+//     files the guest writes are private copies in a scratch directory: a replay never changes the
+//     user's files (names are changed only in the log: ChangePath syscalls are emulated);
 //   - writes run for real on inherited descriptors and are emulated on the guest's own pipes and sockets;
 //   - everything that shapes the process (mmap, clone, futex, ...) runs for real and its result is
 //     compared with the recorded one when its event arrives.
@@ -20,6 +22,7 @@
 #include "tracer/EventSink.h"
 #include "tracer/SyscallInterceptor.h"
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -42,6 +45,9 @@ public:
     // recording they saw it (the Virtualizer's clock ticks at every syscall it sees).
     Replayer(const RecordingReader& reader, ReplayLog& log,
              std::vector<tracer::SyscallInterceptor*> followers);
+    ~Replayer() override; // removes the scratch directory
+    Replayer(const Replayer&) = delete;
+    Replayer& operator=(const Replayer&) = delete;
 
     std::set<int> trapped_syscalls() const override;
     tracer::SyscallDecision on_entry(tracer::Task& task, const tracer::SyscallStop& stop) override;
@@ -61,22 +67,40 @@ private:
         bool retried = false;
         bool redirected = false;
         uint64_t original_path_argument = 0;
-        std::optional<std::vector<uint8_t>> written_bytes; // a real write to hermit's stdout/stderr
+        std::optional<std::vector<uint8_t>> written_bytes;     // a real write to hermit's stdout/stderr
+        std::optional<std::array<uint64_t, 2>> seek_arguments; // the guest's lseek offset and whence
     };
 
     const SyscallEvent& expect_syscall(tracer::Task& task, const tracer::SyscallStop& stop);
+    tracer::SyscallDecision seek(tracer::Task& task, const SyscallEvent& recorded, PendingSyscall& pending);
     tracer::SyscallDecision emulate_input(tracer::Task& task, const tracer::SyscallStop& stop,
                                           const SyscallEvent& recorded);
     tracer::SyscallDecision open_file(tracer::Task& task, const tracer::SyscallStop& stop,
-                                      PendingSyscall& pending);
+                                      const SyscallEvent& recorded, PendingSyscall& pending);
+    // The absolute path named by a path argument (relative to the dirfd argument, -1 for the cwd).
+    std::string guest_path_argument(tracer::Task& task, const tracer::SyscallStop& stop, size_t path_argument,
+                                    int dirfd_argument) const;
+    // A private copy of a file the guest opens for writing, from the recorded copy when there is one.
+    std::filesystem::path make_scratch_file(const std::string& absolute_path, uint64_t flags);
+    // Runs the replay's copy of a program the guest built or that changed since the recording.
+    tracer::SyscallDecision execute_file(tracer::Task& task, const tracer::SyscallStop& stop,
+                                         PendingSyscall& pending);
+    // A copy of `program` for execve whose path has `path_length` characters, when that can be made.
+    std::filesystem::path executable_copy(const std::filesystem::path& program, size_t path_length);
+    // Points the syscall's path argument at `replacement` (when there is one) until its exit.
+    tracer::SyscallDecision redirect_path(tracer::Task& task, int path_argument, const std::string& absolute,
+                                          const std::optional<std::filesystem::path>& replacement,
+                                          PendingSyscall& pending);
+    // Keeps the scratch copies in step with an emulated unlink or rename.
+    void change_path(tracer::Task& task, const tracer::SyscallStop& stop, const SyscallEvent& recorded);
     tracer::SyscallDecision write(tracer::Task& task, const tracer::SyscallStop& stop,
                                   const SyscallEvent& recorded, PendingSyscall& pending);
     // The recorded copy to open instead of `guest_path`, when the original is missing or changed.
     std::optional<std::filesystem::path> replacement_for(const std::string& absolute_path);
     bool is_inherited(pid_t host_pid, int fd) const;
     tracer::SyscallDecision emulate(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
-    void compare(uint64_t index, const Event& recorded, const Event& replayed,
-                 const PendingSyscall* pending) const;
+    void compare(uint64_t index, const Event& recorded, const Event& replayed, const PendingSyscall* pending,
+                 bool redirected_exec) const;
     void check_stdio(const Event& replayed, const PendingSyscall& pending);
 
     const RecordingReader& reader_;
@@ -85,6 +109,10 @@ private:
     std::vector<std::optional<ObjectIdentity>> own_descriptors_;               // hermit's 0, 1, 2
     std::map<std::string, std::optional<std::filesystem::path>> replacements_; // absolute path -> copy
     std::map<int32_t, PendingSyscall> pending_;                                // by guest tid
+    std::filesystem::path scratch_directory_;                                  // created on first use
+    std::map<std::string, std::filesystem::path> scratch_files_;               // guest path -> private copy
+    uint64_t scratch_count_ = 0;
+    std::vector<std::filesystem::path> executable_copies_; // removed with the replayer
     std::optional<uint64_t> stop_index_;
     StopHandler stop_handler_;
 };

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -41,6 +42,23 @@ std::optional<std::string> status_field(const std::string& status, const std::st
     return std::nullopt;
 }
 
+// The fields of /proc/<tid>/stat after the command name (state first). The name in parentheses may
+// contain anything, so the fields start after the last ')'.
+std::vector<std::string> stat_fields_after_name(pid_t host_tid) {
+    std::string stat = read_whole(proc_path(host_tid, "stat"));
+    size_t end = stat.rfind(')');
+    std::vector<std::string> fields;
+    if (end == std::string::npos) {
+        return fields;
+    }
+    std::istringstream stream(stat.substr(end + 1));
+    std::string field;
+    while (stream >> field) {
+        fields.push_back(field);
+    }
+    return fields;
+}
+
 uint64_t hex_field(const std::string& status, const std::string& name) {
     auto field = status_field(status, name, false);
     return field ? std::stoull(*field, nullptr, 16) : 0;
@@ -66,13 +84,26 @@ pid_t host_tgid(pid_t host_tid) {
 }
 
 char thread_state(pid_t host_tid) {
-    std::string stat = read_whole(proc_path(host_tid, "stat"));
-    // The command name in parentheses may contain anything; the state follows the last ')'.
-    size_t end = stat.rfind(')');
-    if (end == std::string::npos || end + 2 >= stat.size()) {
-        return 0;
+    std::vector<std::string> fields = stat_fields_after_name(host_tid);
+    return fields.empty() || fields[0].empty() ? 0 : fields[0][0];
+}
+
+pid_t process_group(pid_t host_pid) {
+    std::vector<std::string> fields = stat_fields_after_name(host_pid);
+    return fields.size() > 2 ? std::stoi(fields[2]) : 0;
+}
+
+std::vector<pid_t> child_processes(pid_t host_pid) {
+    std::vector<pid_t> children;
+    std::error_code error;
+    for (const auto& task : std::filesystem::directory_iterator(proc_path(host_pid, "task"), error)) {
+        std::istringstream list(read_whole((task.path() / "children").string()));
+        pid_t child = 0;
+        while (list >> child) {
+            children.push_back(child);
+        }
     }
-    return stat[end + 2];
+    return children;
 }
 
 bool in_syscall(pid_t host_tid) {
@@ -82,7 +113,8 @@ bool in_syscall(pid_t host_tid) {
 
 SignalDispositions signal_dispositions(pid_t host_tid) {
     std::string status = read_whole(proc_path(host_tid, "status"));
-    return {hex_field(status, "SigCgt"), hex_field(status, "SigIgn"), hex_field(status, "SigBlk")};
+    return {hex_field(status, "SigCgt"), hex_field(status, "SigIgn"), hex_field(status, "SigBlk"),
+            hex_field(status, "SigPnd") | hex_field(status, "ShdPnd")};
 }
 
 std::string executable_path(pid_t host_tid) {

@@ -29,9 +29,14 @@ struct SignalDispositions {
     uint64_t caught = 0;
     uint64_t ignored = 0;
     uint64_t blocked = 0;
+    uint64_t pending = 0; // pending for the thread or its whole process
 };
 SignalDispositions signal_dispositions(pid_t host_tid);
 std::string executable_path(pid_t host_tid);
+// The child processes of a process (of any of its threads), by host pid.
+std::vector<pid_t> child_processes(pid_t host_pid);
+// The process group of a process, or 0 when it is gone.
+pid_t process_group(pid_t host_pid);
 std::vector<std::string> command_line(pid_t host_tid);
 
 } // namespace hermit::tracer::procfs

@@ -28,6 +28,9 @@ public:
     // A thread appeared or went away (PCT keeps per-thread priorities).
     virtual void on_thread_start(int32_t /*tid*/) {}
     virtual void on_thread_exit(int32_t /*tid*/) {}
+    // A policy that follows a recorded schedule is offered every waiting thread, also those whose wait
+    // the tracer cannot see to be over (on replay their inputs come from the recording).
+    virtual bool follows_recording() const { return false; }
 };
 
 struct SchedulePolicyOptions {

@@ -5,6 +5,7 @@
 #include "ProcFs.h"
 #include "SeccompFilter.h"
 #include "Task.h"
+#include "WaitPredictor.h"
 #include "formats/Error.h"
 
 #include <linux/futex.h>
@@ -22,6 +23,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 namespace hermit::tracer {
 
@@ -52,12 +54,16 @@ bool is_futex_wait(const SyscallStop& stop) {
            operation == FUTEX_LOCK_PI2 || operation == FUTEX_WAIT_REQUEUE_PI;
 }
 
-// Whether the scheduler hands the token on before this syscall runs.
-bool scheduler_yields_at(const SyscallStop& stop) {
+// Whether the thread gives up the token at this syscall's entry, before anything decides about the
+// syscall: it is looked at (interceptors, wait prediction) only when the thread runs again, so that its
+// event follows the schedule in every run and on replay. Sleeps are not here: the Virtualizer emulates
+// them and asks for the scheduling point after them.
+bool scheduler_yields_before(const SyscallStop& stop) {
     if (stop.number == SYS_futex) {
         return is_futex_wait(stop);
     }
-    return kSchedulerSyscalls.count(stop.number) != 0;
+    return stop.number != SYS_nanosleep && stop.number != SYS_clock_nanosleep &&
+           kSchedulerSyscalls.count(stop.number) != 0;
 }
 
 // The kernel's internal "restart me" results, seen at a syscall-exit stop of an interrupted syscall.
@@ -101,6 +107,7 @@ enum class ThreadState {
     Running,      // resumed (the token holder, or any thread without deterministic scheduling)
     Ready,        // ptrace-stopped, waiting for the token
     Blocked,      // interrupted while blocked in the kernel; retried at later scheduling points
+    Waiting,      // parked at a syscall that would wait; re-executes it once the wait is over
     GroupStopped, // in a job-control stop (PTRACE_LISTEN) until SIGCONT
     VforkWaiting, // a vfork parent: running in the kernel until its child execs or exits
     Exiting,      // past PTRACE_EVENT_EXIT, waiting to be reaped
@@ -116,6 +123,13 @@ struct Thread {
     bool exit_reported = false;
     // A syscall that runs in the kernel and whose exit stop is awaited.
     bool awaiting_syscall_exit = false;
+    // Every thread waits for something only the outside world can provide (or the guest is deadlocked):
+    // this one runs its next syscall in the kernel even though it waits.
+    bool wait_in_kernel = false;
+    // The thread yielded at its current syscall entry, which is handled when it gets the token back.
+    bool entry_deferred = false;
+    // A parked thread re-executes its syscall: it already gave up the token there once.
+    bool reexecuting = false;
     SyscallStop syscall;
     std::vector<SyscallInterceptor*> exit_interceptors;
     // Blocked detection of the token holder.
@@ -130,6 +144,7 @@ struct Session::State {
     std::vector<SyscallInterceptor*> interceptors;
     std::vector<EventSink*> sinks;
     std::unique_ptr<SchedulePolicy> policy;
+    WaitPredictor waits;
 
     std::map<pid_t, Thread> threads;        // by host tid
     std::map<pid_t, int> early_first_stops; // first stops of threads whose creation event is not in yet
@@ -217,7 +232,7 @@ struct Session::State {
     void yield(Thread& thread, ScheduleEvent::Reason reason, ThreadState new_state = ThreadState::Ready) {
         thread.state = new_state;
         if (!deterministic()) {
-            if (new_state == ThreadState::Ready) {
+            if (new_state == ThreadState::Ready || new_state == ThreadState::Waiting) {
                 resume(thread);
             }
             return;
@@ -227,12 +242,24 @@ struct Session::State {
         }
     }
 
-    std::vector<Thread*> candidates() {
+    bool wait_is_over(Thread& thread) { return !waits.would_wait(*thread.task, thread.syscall); }
+
+    // The threads that may get the token, sorted by guest tid: ready and blocked threads, and waiting
+    // threads whose wait is over. When there are none, every waiting thread: the guest now waits for the
+    // outside world (or is deadlocked), and the one chosen waits in the kernel.
+    std::vector<Thread*> candidates(bool& only_waiting) {
         std::vector<Thread*> result;
+        std::vector<Thread*> waiting;
         for (auto& [host_tid, thread] : threads) {
             if (thread.state == ThreadState::Ready || thread.state == ThreadState::Blocked) {
                 result.push_back(&thread);
+            } else if (thread.state == ThreadState::Waiting) {
+                (policy->follows_recording() || wait_is_over(thread) ? result : waiting).push_back(&thread);
             }
+        }
+        only_waiting = result.empty() && !waiting.empty();
+        if (only_waiting) {
+            result = waiting;
         }
         std::sort(result.begin(), result.end(),
                   [](Thread* a, Thread* b) { return a->task->tid() < b->task->tid(); });
@@ -242,7 +269,8 @@ struct Session::State {
     // Hands the token to the next thread. `previous_tid` is the guest tid giving it up (0 if none).
     void schedule(int32_t previous_tid, ScheduleEvent::Reason reason) {
         holder = 0;
-        std::vector<Thread*> runnable = candidates();
+        bool only_waiting = false;
+        std::vector<Thread*> runnable = candidates(only_waiting);
         if (runnable.empty()) {
             return; // the event loop waits for a thread to become ready
         }
@@ -261,6 +289,11 @@ struct Session::State {
             next = *std::find_if(runnable.begin(), runnable.end(),
                                  [chosen](Thread* thread) { return thread->task->tid() == chosen; });
         }
+        next->wait_in_kernel = only_waiting;
+        next->reexecuting = next->state == ThreadState::Waiting;
+        if (only_waiting) {
+            spdlog::debug("every guest thread waits; thread {} waits in the kernel", next->task->tid());
+        }
         bool all_blocked = std::all_of(runnable.begin(), runnable.end(),
                                        [](Thread* thread) { return thread->state == ThreadState::Blocked; });
         all_blocked_rounds = all_blocked ? all_blocked_rounds + 1 : 0;
@@ -269,7 +302,9 @@ struct Session::State {
             emit(*next, ScheduleEvent{previous_tid, reason});
         }
         holder = next->task->host_tid();
-        resume(*next);
+        if (!next->entry_deferred) {
+            resume(*next);
+        }
     }
 
     // ---- stop handlers ----
@@ -283,8 +318,17 @@ struct Session::State {
         if (emulate_signal_to_namespace_init(thread, stop)) {
             return;
         }
+        if (std::exchange(thread.entry_deferred, false)) {
+            // Back from the scheduling point at this entry: now the syscall is handled.
+        } else if (deterministic() && !std::exchange(thread.reexecuting, false) &&
+                   scheduler_yields_before(stop)) {
+            thread.entry_deferred = true;
+            yield(thread, ScheduleEvent::Reason::Yield);
+            return;
+        }
         SyscallDecision decision = SyscallDecision::run();
-        bool yield_requested = options.deterministic_scheduling && scheduler_yields_at(stop);
+        bool decided = false;
+        bool yield_requested = false;
         thread.exit_interceptors.clear();
         for (SyscallInterceptor* interceptor : interceptors) {
             SyscallDecision answer = interceptor->on_entry(task, stop);
@@ -297,10 +341,17 @@ struct Session::State {
                 continue;
             }
             decision = answer;
+            decided = true;
             break;
         }
         thread.syscall = stop;
         thread.resume_request = PTRACE_CONT;
+        const bool wait_in_kernel = std::exchange(thread.wait_in_kernel, false);
+        if (decision.kind == SyscallDecision::Kind::Retry ||
+            (!decided && deterministic() && !wait_in_kernel && waits.would_wait(task, stop))) {
+            park(thread, stop);
+            return;
+        }
         if (decision.kind == SyscallDecision::Kind::Emulate) {
             int64_t result = decision.result;
             for (auto it = thread.exit_interceptors.rbegin(); it != thread.exit_interceptors.rend(); ++it) {
@@ -321,6 +372,21 @@ struct Session::State {
         } else {
             keep_running(thread);
         }
+    }
+
+    // The syscall would wait: the thread gives up the token at it and re-executes it when it runs again.
+    void park(Thread& thread, const SyscallStop& stop) {
+        Task& task = *thread.task;
+        user_regs_struct registers = task.registers();
+        registers.rip -= 2; // back over the two-byte syscall instruction
+        registers.orig_rax = static_cast<uint64_t>(-1);
+        registers.rax = static_cast<uint64_t>(stop.number);
+        task.set_registers(registers);
+        thread.exit_interceptors.clear();
+        emit(thread,
+             SyscallEvent{
+                 stop.number, {stop.args.begin(), stop.args.end()}, SyscallEvent::kRetried, true, {}});
+        yield(thread, ScheduleEvent::Reason::Blocked, ThreadState::Waiting);
     }
 
     void on_syscall_exit_stop(Thread& thread) {
@@ -463,22 +529,69 @@ struct Session::State {
         unsigned long message = 0;
         ptrace(PTRACE_GETEVENTMSG, thread.task->host_tid(), nullptr, &message);
         report_exit(thread, shell_status(static_cast<int>(message)));
-        bool was_holder = holder == thread.task->host_tid();
+        const bool was_holder = holder == thread.task->host_tid();
+        // exit(2) ends one thread; exit_group(2) and fatal signals end the whole process.
+        const bool whole_process = thread.task->registers().orig_rax != SYS_exit;
+        const pid_t host_tid = thread.task->host_tid();
+        const pid_t host_pid = thread.task->host_pid();
+        const int32_t tid = thread.task->tid();
         thread.state = ThreadState::Exiting;
         thread.resume_request = PTRACE_CONT;
         resume(thread);
-        if (was_holder && deterministic()) {
-            pid_t host_tid = thread.task->host_tid();
+        if (!was_holder || !deterministic()) {
+            return;
+        }
+        // The kernel finishes an exit after this stop: it clears the thread's tid and wakes pthread_join,
+        // and when the tracer reaps the last thread it tells the parent process (SIGCHLD, wait4). Wait for
+        // all of that, so the next thread finds the exit complete in every run.
+        holder = 0;
+        settle_exit(host_tid, host_pid, whole_process);
+        schedule(tid, ScheduleEvent::Reason::Exited);
+    }
+
+    // Reaps `host_tid` and, when the process is ending, its other threads and then its leader (which the
+    // kernel reports only after all of its threads are released).
+    void settle_exit(pid_t host_tid, pid_t host_pid, bool whole_process) {
+        std::vector<pid_t> ending;
+        for (auto& [other_tid, other] : threads) {
+            if (other.task->host_pid() == host_pid && other_tid != host_pid &&
+                (whole_process || other_tid == host_tid)) {
+                ending.push_back(other_tid);
+            }
+        }
+        for (pid_t ending_tid : ending) {
+            await_gone(ending_tid);
+        }
+        Thread* leader = find(host_pid);
+        bool leader_alone = std::none_of(threads.begin(), threads.end(), [&](const auto& entry) {
+            return entry.first != host_pid && entry.second.task->host_pid() == host_pid;
+        });
+        if (leader != nullptr && leader_alone && (whole_process || leader->state == ThreadState::Exiting)) {
+            await_gone(host_pid);
+        }
+    }
+
+    // Waits for one dying thread to be gone, letting it through its exit stop.
+    void await_gone(pid_t host_tid) {
+        for (;;) {
             int status = 0;
-            // The kernel clears a thread's tid and wakes pthread_join only after this stop. Wait until the
-            // thread is gone, so the next thread sees it exited the same way in every run. (A leader is
-            // reaped only after its whole group, so it cannot be awaited here.)
-            if (host_tid != thread.task->host_pid() && waitpid(host_tid, &status, __WALL) == host_tid &&
-                (WIFEXITED(status) || WIFSIGNALED(status))) {
-                on_gone(host_tid, status);
+            pid_t result = waitpid(host_tid, &status, __WALL);
+            if (result < 0 && errno == EINTR) {
+                continue;
+            }
+            if (result != host_tid || WIFEXITED(status) || WIFSIGNALED(status)) {
+                on_gone(host_tid, result == host_tid ? status : 0);
                 return;
             }
-            schedule(thread.task->tid(), ScheduleEvent::Reason::Exited);
+            if (status >> 16 == PTRACE_EVENT_EXIT) {
+                if (Thread* thread = find(host_tid)) {
+                    unsigned long message = 0;
+                    ptrace(PTRACE_GETEVENTMSG, host_tid, nullptr, &message);
+                    report_exit(*thread, shell_status(static_cast<int>(message)));
+                    thread->state = ThreadState::Exiting;
+                }
+            }
+            ptrace(PTRACE_CONT, host_tid, nullptr, 0);
         }
     }
 
@@ -492,6 +605,9 @@ struct Session::State {
         }
         report_exit(*thread, shell_status(status));
         int32_t tid = thread->task->tid();
+        if (host_tid == thread->task->host_pid()) {
+            waits.forget(host_tid);
+        }
         threads.erase(host_tid);
         if (holder == host_tid && deterministic()) {
             schedule(tid, ScheduleEvent::Reason::Exited);
@@ -582,7 +698,8 @@ struct Session::State {
         std::vector<Task*> stopped{thread.task.get()};
         for (auto& [host_tid, other] : threads) {
             if (&other != &thread &&
-                (other.state == ThreadState::Ready || other.state == ThreadState::Blocked)) {
+                (other.state == ThreadState::Ready || other.state == ThreadState::Blocked ||
+                 other.state == ThreadState::Waiting)) {
                 stopped.push_back(other.task.get());
             }
         }
@@ -757,7 +874,8 @@ struct Session::State {
         }
         for (auto& [host_tid, thread] : threads) {
             if (host_tid != holder &&
-                (thread.state == ThreadState::Ready || thread.state == ThreadState::Blocked)) {
+                (thread.state == ThreadState::Ready || thread.state == ThreadState::Blocked ||
+                 thread.state == ThreadState::Waiting)) {
                 return check_interval_ns;
             }
         }
@@ -771,6 +889,10 @@ struct Session::State {
             }
             if (deterministic() && holder == 0) {
                 schedule(0, ScheduleEvent::Reason::Yield);
+            }
+            if (Thread* thread = find(holder); thread != nullptr && thread->entry_deferred) {
+                on_seccomp_stop(*thread);
+                continue;
             }
             auto status = wait_for_status(killing ? -1 : holder_timeout());
             if (status) {

@@ -1,8 +1,9 @@
 #pragma once
 // SyscallInterceptor: a component that acts on the guest's trapped system calls (virtualization, the
 // recorder, the replayer, the strace printer). The Session asks each interceptor, in the order they were
-// added, at syscall entry; the first that does not answer Pass decides. Every interceptor that asked for
-// the exit (StopAtExit) sees it, in reverse order, and may replace the result.
+// added, at syscall entry; the first that answers Run, Emulate or Retry decides. Every interceptor that
+// asked for the exit (StopAtExit) sees it, in reverse order, and may replace the result. When nobody
+// decided, the Session itself parks a syscall that would wait (tracer/WaitPredictor.h) like a Retry.
 //
 // Only syscalls in the union of trapped_syscalls() stop the guest: everything else runs at native speed.
 
@@ -23,9 +24,10 @@ struct SyscallStop {
 struct SyscallDecision {
     enum class Kind {
         Pass,       // this interceptor has no opinion; ask the next one
-        Run,        // let the kernel run it; no exit stop needed by this interceptor
+        Run,        // let the kernel run it as it is, even if it waits; no exit stop needed
         StopAtExit, // let the kernel run it and call on_exit() with the result
         Emulate,    // skip the kernel; the guest sees `result` (memory already written by the interceptor)
+        Retry,      // skip the kernel; the thread waits and re-executes the syscall when it runs again
     };
     Kind kind = Kind::Pass;
     int64_t result = 0;
@@ -36,6 +38,7 @@ struct SyscallDecision {
     static SyscallDecision run() { return {Kind::Run}; }
     static SyscallDecision stop_at_exit() { return {Kind::StopAtExit}; }
     static SyscallDecision emulate(int64_t result) { return {Kind::Emulate, result}; }
+    static SyscallDecision retry() { return {Kind::Retry}; }
 };
 
 class SyscallInterceptor {

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace hermit::testing {
@@ -30,6 +31,8 @@ protected:
         arguments.insert(arguments.begin(), hermit_binary());
         return run_process(arguments, stdin_text, 120, {"HERMIT_DATA_DIR=" + data_dir_.string()});
     }
+
+    std::string record_and_replay(const std::vector<std::string>& command);
 
     std::filesystem::path directory_;
     std::filesystem::path data_dir_;
@@ -63,6 +66,58 @@ TEST_F(RecordReplayTest, ReplaySucceedsAfterTheReadFileIsDeleted) {
     EXPECT_EQ(replayed.exit_status, 7) << replayed.stderr_text;
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
     EXPECT_NE(replayed.stdout_text.find("soon gone"), std::string::npos);
+}
+
+// Records `command` and replays it; returns the recording's stdout after checking the replay matched it.
+std::string RecordReplayTest::record_and_replay(const std::vector<std::string>& command) {
+    std::vector<std::string> arguments = {"record", "start", "--"};
+    arguments.insert(arguments.end(), command.begin(), command.end());
+    ProcessResult recorded = hermit(arguments);
+    EXPECT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    ProcessResult replayed = hermit({"replay", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+    return recorded.stdout_text;
+}
+
+TEST_F(RecordReplayTest, MultithreadedGuestsReplayTheirSchedule) {
+    EXPECT_EQ(record_and_replay({guest_path("replay_threads")}).rfind("order ", 0), 0u);
+    record_and_replay({guest_path("tracer_futex_pingpong")});
+    record_and_replay({guest_path("tracer_threads")});
+}
+
+TEST_F(RecordReplayTest, PipelinesReplay) {
+    EXPECT_EQ(record_and_replay({"sh", "-c", "seq 1 1000 | sort -rn | head -2"}), "1000\n999\n");
+    record_and_replay({"sh", "-c", "seq 1 3000 | tr 1 x | wc -c; echo done"});
+}
+
+TEST_F(RecordReplayTest, ReplayLeavesTheUsersFilesAlone) {
+    const auto file = directory_ / "out.txt";
+    const auto tool = directory_ / "tool";
+    const std::string script = "cd " + directory_.string() +
+                               " && echo one > out.txt && cat out.txt && rm out.txt && echo two > out.txt &&"
+                               " cat out.txt && cp /bin/true tool && ./tool && echo ran";
+    ProcessResult recorded = hermit({"record", "start", "--", "sh", "-c", script});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text, "one\ntwo\nran\n");
+    std::ofstream(file, std::ios::trunc) << "changed by the user";
+    std::filesystem::remove(tool);
+
+    ProcessResult replayed = hermit({"replay", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+    std::ifstream stream(file);
+    std::string contents((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(contents, "changed by the user");
+    EXPECT_FALSE(std::filesystem::exists(tool));
+}
+
+TEST_F(RecordReplayTest, DumpPrintsOneIndexedLinePerEvent) {
+    ASSERT_EQ(hermit({"record", "start", "--", guest_path("tracer_threads")}).exit_status, 0);
+    ProcessResult dump = hermit({"record", "dump", "--count", "2"});
+    EXPECT_EQ(dump.exit_status, 0) << dump.stderr_text;
+    EXPECT_EQ(dump.stdout_text,
+              "0: thread 1: started by thread 0 (new process)\n1: thread 1: scheduled first\n");
 }
 
 TEST_F(RecordReplayTest, DamagedEventStreamIsRefusedWithE031) {

@@ -21,8 +21,6 @@ TEST(RecordedSyscalls, TrappedSetIsExactlyTheRecordedOnes) {
     }
     EXPECT_TRUE(recorded_syscalls().contains(SYS_read));
     EXPECT_FALSE(recorded_syscalls().contains(SYS_brk));
-    EXPECT_TRUE(waits_for_input(SYS_read));
-    EXPECT_FALSE(waits_for_input(SYS_pread64));
 }
 
 } // namespace

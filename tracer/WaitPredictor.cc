@@ -1,0 +1,262 @@
+#include "WaitPredictor.h"
+
+#include "ProcFs.h"
+#include "Task.h"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace hermit::tracer {
+
+namespace {
+
+// Guest poll sets larger than this are not examined (the kernel runs the call).
+constexpr uint64_t kMaxExaminedDescriptors = 1024;
+
+// A timeout argument that makes the call wait without limit: a null pointer, or -1 for poll(2).
+bool waits_forever(int number, uint64_t timeout) {
+    if (number == SYS_poll || number == SYS_epoll_wait || number == SYS_epoll_pwait) {
+        return static_cast<int>(timeout) < 0;
+    }
+    return timeout == 0;
+}
+
+uint64_t timeout_argument(const SyscallStop& stop) {
+    switch (stop.number) {
+    case SYS_poll:
+    case SYS_ppoll:
+        return stop.args[2];
+    case SYS_epoll_wait:
+    case SYS_epoll_pwait:
+    case SYS_epoll_pwait2:
+        return stop.args[3];
+    default: // select, pselect6
+        return stop.args[4];
+    }
+}
+
+} // namespace
+
+WaitPredictor::~WaitPredictor() {
+    for (const auto& [pid, pidfd] : pidfds_) {
+        close(pidfd);
+    }
+}
+
+void WaitPredictor::forget(pid_t host_pid) {
+    auto found = pidfds_.find(host_pid);
+    if (found != pidfds_.end()) {
+        close(found->second);
+        pidfds_.erase(found);
+    }
+}
+
+bool WaitPredictor::would_wait(Task& task, const SyscallStop& stop) {
+    const int fd = static_cast<int>(stop.args[0]);
+    switch (stop.number) {
+    case SYS_futex:
+        return futex_would_wait(task, stop);
+    case SYS_poll:
+    case SYS_ppoll:
+    case SYS_epoll_wait:
+    case SYS_epoll_pwait:
+    case SYS_epoll_pwait2:
+        return waits_forever(stop.number, timeout_argument(stop)) && poll_would_wait(task, stop);
+    case SYS_select:
+    case SYS_pselect6:
+        return waits_forever(stop.number, timeout_argument(stop)) && select_would_wait(task, stop);
+    case SYS_wait4:
+    case SYS_waitid:
+        return child_wait_would_wait(task, stop);
+    case SYS_pause:
+    case SYS_rt_sigsuspend:
+        return signal_wait_would_wait(task, stop);
+    case SYS_read:
+    case SYS_readv:
+        return read_would_wait(task.host_pid(), fd);
+    case SYS_recvfrom:
+    case SYS_recvmsg: {
+        const uint64_t flags = stop.number == SYS_recvfrom ? stop.args[3] : stop.args[2];
+        return (flags & MSG_DONTWAIT) == 0 && read_would_wait(task.host_pid(), fd);
+    }
+    case SYS_write:
+        return write_would_wait(task.host_pid(), fd, stop.args[2]);
+    case SYS_writev:
+        return write_would_wait(task.host_pid(), fd, 1);
+    default:
+        return false;
+    }
+}
+
+bool WaitPredictor::futex_would_wait(Task& task, const SyscallStop& stop) {
+    const int operation = static_cast<int>(stop.args[1]) & FUTEX_CMD_MASK;
+    // A timed wait is left to the kernel: its timeout runs on the host's clock, not the guest's.
+    if ((operation != FUTEX_WAIT && operation != FUTEX_WAIT_BITSET) || stop.args[3] != 0) {
+        return false;
+    }
+    const auto word = task.read_value<uint32_t>(stop.args[0]);
+    return word && *word == static_cast<uint32_t>(stop.args[2]);
+}
+
+bool WaitPredictor::poll_would_wait(Task& task, const SyscallStop& stop) {
+    std::vector<std::pair<int, short>> requests;
+    if (stop.number == SYS_poll || stop.number == SYS_ppoll) {
+        if (stop.args[1] > kMaxExaminedDescriptors) {
+            return false;
+        }
+        for (uint64_t index = 0; index < stop.args[1]; index++) {
+            const auto entry = task.read_value<pollfd>(stop.args[0] + index * sizeof(pollfd));
+            if (!entry) {
+                return false;
+            }
+            if (entry->fd >= 0) {
+                requests.emplace_back(entry->fd, entry->events);
+            }
+        }
+    } else {
+        // An epoll descriptor polls readable while any of its interests is ready.
+        requests.emplace_back(static_cast<int>(stop.args[0]), POLLIN);
+    }
+    return !any_ready(task.host_pid(), requests);
+}
+
+bool WaitPredictor::select_would_wait(Task& task, const SyscallStop& stop) {
+    const uint64_t count = stop.args[0];
+    if (count > FD_SETSIZE) {
+        return false;
+    }
+    std::vector<std::pair<int, short>> requests;
+    const short events[3] = {POLLIN, POLLOUT, POLLPRI};
+    for (size_t set = 0; set < 3; set++) {
+        if (stop.args[1 + set] == 0) {
+            continue;
+        }
+        const auto bits = task.read_value<fd_set>(stop.args[1 + set]);
+        if (!bits) {
+            return false;
+        }
+        for (int fd = 0; fd < static_cast<int>(count); fd++) {
+            if (FD_ISSET(fd, &*bits)) {
+                requests.emplace_back(fd, events[set]);
+            }
+        }
+    }
+    return !any_ready(task.host_pid(), requests);
+}
+
+bool WaitPredictor::child_wait_would_wait(Task& task, const SyscallStop& stop) {
+    const uint64_t options = stop.number == SYS_wait4 ? stop.args[2] : stop.args[3];
+    if (options & WNOHANG) {
+        return false;
+    }
+    if (stop.number == SYS_waitid && stop.args[0] != P_ALL && stop.args[0] != P_PID &&
+        stop.args[0] != P_PGID) {
+        return false; // P_PIDFD and later id types are left to the kernel
+    }
+    // Any child the call could report makes the answer "does not wait": the kernel then decides, and a
+    // wait for one specific child that is not ready yet falls back to the blocked-thread check.
+    std::vector<pid_t> children = procfs::child_processes(task.host_pid());
+    if (children.empty()) {
+        return false; // ECHILD at once
+    }
+    const bool reports_stops = (options & WUNTRACED) != 0;
+    // Guest children sit in tracing stops ('t') while others run; only exits and job-control stops report.
+    return std::none_of(children.begin(), children.end(), [reports_stops](pid_t child) {
+        const char state = procfs::thread_state(child);
+        return state == 'Z' || (reports_stops && state == 'T');
+    });
+}
+
+bool WaitPredictor::signal_wait_would_wait(Task& task, const SyscallStop& stop) {
+    procfs::SignalDispositions signals = procfs::signal_dispositions(task.host_tid());
+    uint64_t blocked = signals.blocked;
+    if (stop.number == SYS_rt_sigsuspend) {
+        const auto mask = task.read_value<uint64_t>(stop.args[0]);
+        if (!mask) {
+            return false;
+        }
+        blocked = *mask;
+    }
+    return (signals.pending & ~blocked) == 0;
+}
+
+bool WaitPredictor::read_would_wait(pid_t host_pid, int fd) {
+    int copy = duplicate(host_pid, fd);
+    if (copy < 0) {
+        return false;
+    }
+    bool waits = false;
+    int flags = fcntl(copy, F_GETFL);
+    if (flags >= 0 && (flags & O_NONBLOCK) == 0) {
+        pollfd request{copy, POLLIN, 0};
+        waits = poll(&request, 1, 0) == 0;
+    }
+    close(copy);
+    return waits;
+}
+
+bool WaitPredictor::write_would_wait(pid_t host_pid, int fd, size_t length) {
+    int copy = duplicate(host_pid, fd);
+    if (copy < 0) {
+        return false;
+    }
+    bool waits = false;
+    struct stat info {};
+    int flags = fcntl(copy, F_GETFL);
+    if (flags >= 0 && (flags & O_NONBLOCK) == 0 && fstat(copy, &info) == 0 && S_ISFIFO(info.st_mode)) {
+        int capacity = fcntl(copy, F_GETPIPE_SZ);
+        int queued = 0;
+        if (capacity > 0 && ioctl(copy, FIONREAD, &queued) == 0) {
+            size_t free_space = static_cast<size_t>(capacity - queued);
+            // A write larger than the whole pipe always waits for the reader part-way; waiting for an empty
+            // pipe first is the best that can be done without splitting the guest's write.
+            size_t needed = std::min(length, static_cast<size_t>(capacity));
+            waits = free_space < needed;
+        }
+    }
+    close(copy);
+    return waits;
+}
+
+bool WaitPredictor::any_ready(pid_t host_pid, const std::vector<std::pair<int, short>>& requests) {
+    std::vector<pollfd> copies;
+    bool unknown = false;
+    for (const auto& [fd, events] : requests) {
+        int copy = duplicate(host_pid, fd);
+        if (copy < 0) {
+            unknown = true; // a closed descriptor reports POLLNVAL at once
+            break;
+        }
+        copies.push_back(pollfd{copy, events, 0});
+    }
+    bool ready = unknown || (!copies.empty() && poll(copies.data(), copies.size(), 0) != 0);
+    for (const pollfd& copy : copies) {
+        close(copy.fd);
+    }
+    return ready;
+}
+
+int WaitPredictor::duplicate(pid_t host_pid, int fd) {
+    auto found = pidfds_.find(host_pid);
+    if (found == pidfds_.end()) {
+        int pidfd = static_cast<int>(syscall(SYS_pidfd_open, host_pid, 0));
+        if (pidfd < 0) {
+            return -1;
+        }
+        found = pidfds_.emplace(host_pid, pidfd).first;
+    }
+    return static_cast<int>(syscall(SYS_pidfd_getfd, found->second, fd, 0));
+}
+
+} // namespace hermit::tracer

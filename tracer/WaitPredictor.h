@@ -1,0 +1,53 @@
+#pragma once
+// WaitPredictor: tells, without running it, whether a trapped syscall would put its thread to sleep now
+// (a futex whose word still holds the expected value, a read of an empty pipe, a poll with nothing ready,
+// a wait4 with no child to report). The Session then parks the thread at the syscall instead of letting
+// it sleep in the kernel while holding the run token, and asks again at later scheduling points, so every
+// wait of the guest becomes a scheduling decision made at the same point of every run.
+//
+// Descriptors are examined through duplicates from pidfd_getfd(2), which share the guest's open file
+// description (pipe buffer, flags); poll(2) on a duplicate consumes nothing. When in doubt the answer is
+// "does not wait": the kernel then runs the syscall and the Session's blocked-thread check is the fallback.
+
+#include "SyscallInterceptor.h"
+
+#include <sys/types.h>
+
+#include <map>
+#include <vector>
+
+namespace hermit::tracer {
+
+class Task;
+
+class WaitPredictor {
+public:
+    WaitPredictor() = default;
+    ~WaitPredictor();
+    WaitPredictor(const WaitPredictor&) = delete;
+    WaitPredictor& operator=(const WaitPredictor&) = delete;
+
+    // Whether the kernel would make `task` wait if it ran `stop` now. `task` is ptrace-stopped.
+    bool would_wait(Task& task, const SyscallStop& stop);
+
+    // The process is gone; its pidfd is closed (a later process may reuse the pid).
+    void forget(pid_t host_pid);
+
+private:
+    bool futex_would_wait(Task& task, const SyscallStop& stop);
+    bool poll_would_wait(Task& task, const SyscallStop& stop);
+    bool select_would_wait(Task& task, const SyscallStop& stop);
+    bool child_wait_would_wait(Task& task, const SyscallStop& stop);
+    bool signal_wait_would_wait(Task& task, const SyscallStop& stop);
+    bool read_would_wait(pid_t host_pid, int fd);
+    bool write_would_wait(pid_t host_pid, int fd, size_t length);
+    // Whether any of `requests` (guest descriptors and poll events) is ready, or the check is impossible.
+    bool any_ready(pid_t host_pid, const std::vector<std::pair<int, short>>& requests);
+
+    // A duplicate of the guest's descriptor, closed by the caller; -1 on failure.
+    int duplicate(pid_t host_pid, int fd);
+
+    std::map<pid_t, int> pidfds_;
+};
+
+} // namespace hermit::tracer
