@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Times each workload natively, under `strace -f` and under `hermit run`, in one run, and prints a
-# Markdown table of medians (plus `hermit run --strace-only`, to compare hermit's ptrace loop with
-# strace's). Workloads and modes are the data arrays below: add a mode (for example
-# record or replay) as one more "name|command prefix" line.
+# Times each workload natively, under `strace -f`, `hermit run`, `hermit run --strace-only` (to compare
+# hermit's ptrace loop with strace's), `hermit record start` and `hermit replay --autopilot`, and prints a
+# Markdown table of medians, ratios and the size of a recording per second of recorded run. Workloads and
+# modes are the data arrays below: a mode is one more "name|command prefix" line (replay, which needs a
+# recording first, is the one mode handled apart in the loop).
 #
 # Usage: ./bench/run.sh [--quick] BUILD_DIR
 #   --quick  one run per cell and a tenth of the loop counts (a smoke test, not a measurement)
@@ -42,12 +43,20 @@ time_limit=300
 # The real interpreter, not a version-manager shim, so every mode runs the same binary.
 python=$(command -v /usr/bin/python3 || command -v python3)
 
+recordings=$work/recordings
+record="env HERMIT_DATA_DIR=$recordings $hermit record start --"
+# Replay is not a prefix: each timed replay is of a recording made, untimed, by its preparation, after
+# which the workload's own preparation runs again so the replay starts from the files the recording did.
+replay="env HERMIT_DATA_DIR=$recordings $hermit replay --autopilot"
+
 # name|command prefix
 modes=(
     "native|"
     "strace -f|strace -f -o /dev/null"
     "hermit|$hermit run --"
     "hermit --strace-only|$hermit run --strace-only --strace-file /dev/null --"
+    "record|$record"
+    "replay|$replay"
 )
 
 # name|preparation before each timed run (not timed)|command
@@ -98,32 +107,50 @@ ratio() {
     fi
 }
 
-mode_names=()
-for mode in "${modes[@]}"; do mode_names+=("${mode%%|*}"); done
+# Prints the size of the latest recording, "N B".
+recording_size() {
+    echo "$(du -sbL "$recordings/latest" | cut -f1) B"
+}
+
+# "N KB/s": SIZE ("N B") of recording per SECONDS of recorded run.
+rate() {
+    if [[ $1 =~ ^[0-9]+\ B$ && $2 =~ ^[0-9.]+$ ]] && awk -v d="$2" 'BEGIN { exit !(d > 0) }'; then
+        awk -v b="${1% B}" -v s="$2" 'BEGIN { printf "%.0f KB/s", b / 1024 / s }'
+    else
+        echo "-"
+    fi
+}
 
 header="| workload |"
 rule="| --- |"
-for name in "${mode_names[@]}"; do header+=" $name s |"; rule+=" ---: |"; done
-for name in "${mode_names[@]:2}"; do
-    header+=" $name/native | $name/strace |"
-    rule+=" ---: | ---: |"
-done
+for mode in "${modes[@]}"; do header+=" ${mode%%|*} s |"; rule+=" ---: |"; done
+header+=" hermit/native | hermit/strace | strace-only/strace | record/hermit | replay/record | recording size | recording rate |"
+rule+=" ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 echo "$header"
 echo "$rule"
 
 for workload in "${workloads[@]}"; do
     IFS='|' read -r name prepare command <<<"$workload"
     row="| $name |"
-    results=()
+    declare -A seconds=()
     for mode in "${modes[@]}"; do
-        prefix=${mode#*|}
-        echo "timing '$name' (${mode%%|*})" >&2
-        result=$(median_seconds "$prepare" "${prefix:+$prefix }$command")
-        results+=("$result")
+        mode_name=${mode%%|*} prefix=${mode#*|}
+        echo "timing '$name' ($mode_name)" >&2
+        if [[ $mode_name == replay ]]; then
+            result=$(median_seconds "$prepare && $record $command >/dev/null 2>&1 && $prepare" "$replay")
+        else
+            [[ $mode_name != record ]] || rm -rf "$recordings"
+            result=$(median_seconds "$prepare" "${prefix:+$prefix }$command")
+            [[ $mode_name != record || ! $result =~ ^[0-9.]+$ ]] || size=$(recording_size)
+        fi
+        seconds[$mode_name]=$result
         row+=" $result |"
     done
-    for ((i = 2; i < ${#results[@]}; i++)); do
-        row+=" $(ratio "${results[i]}" "${results[0]}") | $(ratio "${results[i]}" "${results[1]}") |"
-    done
+    [[ ${seconds[record]} =~ ^[0-9.]+$ ]] || size="-"
+    row+=" $(ratio "${seconds[hermit]}" "${seconds[native]}") | $(ratio "${seconds[hermit]}" "${seconds[strace -f]}") |"
+    row+=" $(ratio "${seconds[hermit --strace-only]}" "${seconds[strace -f]}") |"
+    row+=" $(ratio "${seconds[record]}" "${seconds[hermit]}") | $(ratio "${seconds[replay]}" "${seconds[record]}") |"
+    row+=" $size | $(rate "$size" "${seconds[record]}") |"
     echo "$row"
+    unset seconds
 done

@@ -4,6 +4,7 @@
 #include "FileIo.h"
 #include "FormatDamage.h"
 #include "FrameCodec.h"
+#include "RecordingIndex.h"
 #include "Sha256.h"
 
 #include <capnp/message.h>
@@ -24,7 +25,10 @@ namespace {
 
 constexpr const char* kMetaFile = "meta.capnp.bin";
 constexpr const char* kEventsFile = "events.hrec";
+constexpr const char* kSummaryFile = "summary.hrec";
 constexpr const char* kFilesDirectory = "files";
+// The summary must fit one frame (13 bytes per event); longer recordings are written without it.
+constexpr uint64_t kMaxSummaryEvents = kMaxUncompressedFrameBytes / 16;
 // A frame is cut when either limit is reached, so a crash loses at most this much.
 constexpr size_t kBatchMaxEvents = 4096;
 constexpr size_t kBatchMaxBytes = 1u << 20;
@@ -81,6 +85,9 @@ struct RecordingWriter::State {
     uint64_t written_events = 0;
     std::set<int32_t> threads;
     bool finished = false;
+    uint64_t events_file_bytes = 0;
+    std::vector<FrameLocation> frames;
+    EventColumnsBuilder summary;
 
     std::filesystem::path events_path() const { return directory / kEventsFile; }
 
@@ -90,9 +97,29 @@ struct RecordingWriter::State {
         }
         auto frame = encode_frame(encode_batch(written_events, pending));
         write_all(events_fd.get(), frame, events_path(), meta.id);
+        frames.push_back(FrameLocation{events_file_bytes, written_events, pending.size()});
+        events_file_bytes += frame.size();
         written_events += pending.size();
         pending.clear();
         pending_bytes = 0;
+    }
+
+    // summary.hrec is derived data, so it needs no fdatasync: a reader ignores a damaged one.
+    void write_summary() {
+        if (written_events > kMaxSummaryEvents) {
+            return;
+        }
+        RecordingIndex index{events_file_bytes, std::move(frames), summary.take()};
+        const auto frame = encode_frame(encode_recording_index(index));
+        const auto final_path = directory / kSummaryFile;
+        const auto temporary_path = directory / (std::string(kSummaryFile) + ".tmp");
+        {
+            UniqueFd fd = create_private_file(temporary_path, meta.id, false);
+            write_all(fd.get(), frame, temporary_path, meta.id);
+        }
+        if (::rename(temporary_path.c_str(), final_path.c_str()) != 0) {
+            throw_io_error(meta.id, final_path, errno);
+        }
     }
 };
 
@@ -134,6 +161,9 @@ void RecordingWriter::append(const Event& event) {
     state.pending_bytes += estimated_size(event);
     state.pending.push_back(event);
     state.threads.insert(event.tid);
+    if (state.written_events + state.pending.size() <= kMaxSummaryEvents) {
+        state.summary.add(event);
+    }
     if (state.pending.size() >= kBatchMaxEvents || state.pending_bytes >= kBatchMaxBytes) {
         state.write_pending_frame();
     }
@@ -198,6 +228,7 @@ void RecordingWriter::finish(int32_t exit_status, uint64_t guest_duration_ns) {
     if (::fdatasync(state.events_fd.get()) != 0) {
         throw_io_error(state.meta.id, state.events_path(), errno);
     }
+    state.write_summary();
     state.meta.finished = true;
     state.meta.exit_status = exit_status;
     state.meta.event_count = state.written_events;
@@ -218,12 +249,6 @@ const std::filesystem::path& RecordingWriter::directory() const {
 // ---------------------------------------------------------------------------------------------------------
 
 namespace {
-
-struct FrameLocation {
-    uint64_t offset = 0;
-    uint64_t first_index = 0;
-    uint64_t event_count = 0;
-};
 
 RecordingMeta read_meta(const std::filesystem::path& directory, const std::string& label) {
     std::error_code error;
@@ -284,6 +309,9 @@ struct RecordingReader::State {
     size_t loaded_frame = SIZE_MAX;
     std::vector<Event> batch;
     size_t position_in_batch = 0;
+    // summary.hrec, once looked at: its columns when it was usable (then `frames` came from it too).
+    bool summary_file_checked = false;
+    std::optional<EventColumns> summary;
 
     std::filesystem::path events_path() const { return directory / kEventsFile; }
 
@@ -363,6 +391,52 @@ struct RecordingReader::State {
             frames.begin(), frames.end(), index,
             [](uint64_t value, const FrameLocation& frame) { return value < frame.first_index; });
         return static_cast<size_t>(after - frames.begin()) - 1;
+    }
+
+    // Takes the frame index and the summary from summary.hrec when it describes this events.hrec (same
+    // size, and the frames scanned so far agree); otherwise leaves everything as it was.
+    void use_summary_file() {
+        if (summary_file_checked) {
+            return;
+        }
+        summary_file_checked = true;
+        const auto path = directory / kSummaryFile;
+        std::error_code error;
+        if (!meta.finished || !std::filesystem::exists(path, error)) {
+            return;
+        }
+        try {
+            UniqueFd fd = open_for_reading(path, label);
+            std::array<uint8_t, kFrameHeaderSize> header_bytes{};
+            if (read_at(fd.get(), header_bytes, 0, path, label) != header_bytes.size()) {
+                return;
+            }
+            const FrameHeader header = parse_frame_header(header_bytes);
+            std::vector<uint8_t> compressed(header.compressed_length);
+            if (read_at(fd.get(), compressed, kFrameHeaderSize, path, label) != compressed.size()) {
+                return;
+            }
+            RecordingIndex index = decode_recording_index(decode_frame_payload(header, compressed));
+            struct stat status {};
+            if (::fstat(events_fd.get(), &status) != 0 ||
+                static_cast<uint64_t>(status.st_size) != index.events_file_bytes ||
+                index.summary.event_count() != meta.event_count || index.frames.size() < frames.size()) {
+                return;
+            }
+            for (size_t i = 0; i < frames.size(); ++i) {
+                if (frames[i].offset != index.frames[i].offset ||
+                    frames[i].event_count != index.frames[i].event_count) {
+                    return;
+                }
+            }
+            frames = std::move(index.frames);
+            end_offset_of_last_frame = index.events_file_bytes;
+            reached_end = true;
+            summary = std::move(index.summary);
+        } catch (const FormatDamage&) {
+            // A damaged summary only costs a scan of events.hrec.
+        } catch (const Error&) {
+        }
     }
 
     // For a recording whose hermit died: count what the stream holds, stopping quietly at damage so the
@@ -451,6 +525,9 @@ void RecordingReader::seek(uint64_t index) {
         state.position_in_batch = 0;
         return;
     }
+    if (index >= state.scanned_event_total()) {
+        state.use_summary_file();
+    }
     while (index >= state.scanned_event_total() && !state.reached_end) {
         if (!state.load_frame(state.frames.size())) {
             break;
@@ -479,6 +556,31 @@ void RecordingReader::seek(uint64_t index) {
     const size_t frame = state.frame_of_event(index);
     state.load_frame(frame);
     state.position_in_batch = static_cast<size_t>(index - state.frames[frame].first_index);
+}
+
+const EventColumns& RecordingReader::event_columns() {
+    auto& state = *state_;
+    state.use_summary_file();
+    if (!state.summary) {
+        EventColumnsBuilder builder;
+        builder.reserve(state.meta.event_count);
+        for (size_t frame = 0; state.load_frame(frame); ++frame) {
+            for (const Event& event : state.batch) {
+                builder.add(event);
+            }
+        }
+        if (state.meta.finished && state.scanned_event_total() < state.meta.event_count) {
+            throw Error(ErrorCode::RecordingTruncated, state.label, state.scanned_event_total());
+        }
+        if (state.meta.finished && state.scanned_event_total() > state.meta.event_count) {
+            throw Error(ErrorCode::RecordingCorrupt, state.label,
+                        fmt::format("the metadata counts {} events but {} holds {}", state.meta.event_count,
+                                    kEventsFile, state.scanned_event_total()));
+        }
+        state.summary = builder.take();
+    }
+    seek(0);
+    return *state.summary;
 }
 
 std::filesystem::path RecordingReader::file_copy(const RecordedFile& file) const {

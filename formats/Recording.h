@@ -5,6 +5,7 @@
 
 #include "Error.h"
 #include "Event.h"
+#include "EventColumns.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -94,8 +95,12 @@ public:
     std::vector<Event> read_all();
     // Streams events in order; returns false at the end. Throws like read_all().
     bool next(Event& event);
-    // Positions the stream so that next() returns event `index`.
+    // Positions the stream so that next() returns event `index`. In a finished recording the frame index
+    // of summary.hrec makes this read one frame, not every frame before it.
     void seek(uint64_t index);
+    // Time, thread and kind of every event: from summary.hrec when it is usable, else by reading the
+    // whole stream (throws like read_all()). Rewinds the stream; stays valid while the reader lives.
+    const EventColumns& event_columns();
     // Path of a recorded file's copy.
     std::filesystem::path file_copy(const RecordedFile& file) const;
 

@@ -143,7 +143,7 @@ void DiffView::setRecordings(std::shared_ptr<const LoadedRecording> a,
     bottom_title_->setText(recording_title(tr("B"), *b_));
     details_->clearEvent();
 
-    const ScheduleDiffResult result = diff_events(a_->events, b_->events);
+    const ScheduleDiffResult result = diff_events(a_->events.all(), b_->events.all());
     divergence_.reset();
     if (result.identical()) {
         summary_->setStyleSheet(QStringLiteral("color: #1a7f37;"));
@@ -190,7 +190,7 @@ void DiffView::showTimelines() {
     auto model_of = [this](const std::shared_ptr<const LoadedRecording>& recording) {
         return axis_ == TimeAxis::LogicalTime
                    ? std::shared_ptr<const TimelineModel>(recording, &recording->timeline)
-                   : std::make_shared<const TimelineModel>(recording->events, axis_);
+                   : std::make_shared<const TimelineModel>(recording->columns, axis_);
     };
     top_->setModel(model_of(a_));
     bottom_->setModel(model_of(b_));
@@ -239,7 +239,7 @@ void DiffView::zoomToDivergence() {
 }
 
 void DiffView::showEventOf(const LoadedRecording& recording, const QString& side, quint64 event_index) {
-    details_->displayEvent(recording.events[event_index], event_index);
+    details_->displayEvent(recording.events, event_index);
     details_->setPlainText(tr("recording %1\n").arg(side) + details_->toPlainText());
 }
 

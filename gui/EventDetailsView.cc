@@ -1,5 +1,7 @@
 #include "EventDetailsView.h"
 
+#include "formats/Error.h"
+
 #include <QFontDatabase>
 
 namespace hermit::gui {
@@ -14,6 +16,14 @@ EventDetailsView::EventDetailsView(SyscallNameLookup syscall_name, QWidget* pare
 
 void EventDetailsView::displayEvent(const Event& event, uint64_t index) {
     setPlainText(event_details(event, index, syscall_name_));
+}
+
+void EventDetailsView::displayEvent(const RecordedEvents& events, uint64_t index) {
+    try {
+        displayEvent(events.at(index), index);
+    } catch (const Error& error) {
+        setPlainText(tr("event %1 cannot be read:\n%2").arg(index).arg(QString::fromStdString(error.what())));
+    }
 }
 
 void EventDetailsView::clearEvent() {

@@ -3,6 +3,7 @@
 // result, memory the syscall wrote, signal, exec...), as read-only text.
 
 #include "EventText.h"
+#include "RecordedEvents.h"
 
 #include <QPlainTextEdit>
 
@@ -14,6 +15,8 @@ public:
     explicit EventDetailsView(SyscallNameLookup syscall_name = {}, QWidget* parent = nullptr);
 
     void displayEvent(const Event& event, uint64_t index);
+    // Decodes the event first; shows the error when its frame cannot be read.
+    void displayEvent(const RecordedEvents& events, uint64_t index);
     void clearEvent();
 
 private:

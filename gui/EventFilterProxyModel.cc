@@ -51,11 +51,10 @@ bool EventFilterProxyModel::filterAcceptsRow(int source_row, const QModelIndex& 
     if (!events_ || source_parent.isValid()) {
         return false;
     }
-    const Event& event = events_->event(source_row);
-    if (tid_ && event.tid != *tid_) {
+    if (tid_ && events_->tid(source_row) != *tid_) {
         return false;
     }
-    const QLatin1String kind(event_kind_name(event.payload));
+    const QLatin1String kind(events_->kindName(source_row));
     if (!kind_.isEmpty() && kind != kind_) {
         return false;
     }

@@ -1,5 +1,7 @@
 #include "EventTableModel.h"
 
+#include "formats/Error.h"
+
 namespace hermit::gui {
 
 EventTableModel::EventTableModel(SyscallNameLookup syscall_name, QObject* parent)
@@ -12,7 +14,11 @@ void EventTableModel::setRecording(std::shared_ptr<const LoadedRecording> record
 }
 
 QString EventTableModel::description(int row) const {
-    return event_description(event(row), syscall_name_);
+    try {
+        return event_description(event(row), syscall_name_);
+    } catch (const Error& error) {
+        return tr("(cannot read this event: %1)").arg(QString::fromStdString(error.what()));
+    }
 }
 
 int EventTableModel::rowCount(const QModelIndex& parent) const {
@@ -37,18 +43,22 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
     if (role != Qt::DisplayRole) {
         return {};
     }
-    const Event& e = event(index.row());
+    const int row = index.row();
     switch (index.column()) {
     case IndexColumn:
-        return index.row();
+        return row;
     case TimeColumn:
-        return QVariant::fromValue<qulonglong>(e.time);
+        return QVariant::fromValue<qulonglong>(recording_->columns.times[static_cast<size_t>(row)]);
     case PidColumn:
-        return e.pid;
+        try {
+            return event(row).pid;
+        } catch (const Error&) {
+            return {}; // the description says what is wrong
+        }
     case TidColumn:
-        return e.tid;
+        return tid(row);
     case KindColumn:
-        return QString::fromLatin1(event_kind_name(e.payload));
+        return QString::fromLatin1(kindName(row));
     case DescriptionColumn:
         return description(index.row());
     default:

@@ -1,6 +1,8 @@
 #pragma once
 // EventTableModel: the events of one recording as table rows (index, time, pid, tid, kind, description).
-// Rows are made on demand from the shared LoadedRecording, so a million events cost no extra memory.
+// Rows are made on demand from the shared LoadedRecording: time, tid and kind come from its columns, and
+// only the rows on screen decode their event (pid and description). A frame that cannot be read shows its
+// error as the description rather than ending the program.
 
 #include "EventText.h"
 #include "LoadedRecording.h"
@@ -20,7 +22,11 @@ public:
 
     void setRecording(std::shared_ptr<const LoadedRecording> recording);
     const std::shared_ptr<const LoadedRecording>& recording() const { return recording_; }
-    const Event& event(int row) const { return recording_->events[static_cast<size_t>(row)]; }
+    Event event(int row) const { return recording_->events.at(static_cast<uint64_t>(row)); }
+    int32_t tid(int row) const { return recording_->columns.tids[static_cast<size_t>(row)]; }
+    const char* kindName(int row) const {
+        return event_kind_name_of(recording_->columns.kinds[static_cast<size_t>(row)]);
+    }
     const SyscallNameLookup& syscallName() const { return syscall_name_; }
     QString description(int row) const;
 

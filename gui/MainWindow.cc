@@ -65,7 +65,8 @@ MainWindow::MainWindow(SyscallNameLookup syscall_name, QString hermit_executable
     setWindowTitle(tr("hermit"));
     setAcceptDrops(true);
     loader_ = new RecordingLoader(this);
-    replay_ = new ReplayLauncher(std::move(hermit_executable), this);
+    replay_ = new ReplayLauncher(std::move(hermit_executable),
+                                 find_terminal(QProcessEnvironment::systemEnvironment()), this);
     table_model_ = new EventTableModel(syscall_name_, this);
     filter_model_ = new EventFilterProxyModel(this);
     filter_model_->setEventModel(table_model_);
@@ -92,6 +93,7 @@ MainWindow::MainWindow(SyscallNameLookup syscall_name, QString hermit_executable
         replay_output_->moveCursor(QTextCursor::End);
         replay_output_->insertPlainText(text);
     });
+    connect(replay_, &ReplayLauncher::gdbCommandReady, this, &MainWindow::showGdbCommand);
     connect(replay_, &ReplayLauncher::finished, this, [this](int exit_code) {
         replay_output_->appendPlainText(tr("[replay exited with %1]").arg(exit_code));
     });
@@ -273,7 +275,7 @@ void MainWindow::setTimeAxis(TimeAxis axis) {
     if (axis == TimeAxis::LogicalTime) {
         timeline_->setModel(std::shared_ptr<const TimelineModel>(recording_, &recording_->timeline));
     } else {
-        timeline_->setModel(std::make_shared<const TimelineModel>(recording_->events, axis));
+        timeline_->setModel(std::make_shared<const TimelineModel>(recording_->columns, axis));
     }
     if (selected_) {
         timeline_->setSelectedEvent(selected_);
@@ -286,7 +288,7 @@ void MainWindow::selectEvent(uint64_t event_index) {
     }
     selected_ = event_index;
     timeline_->setSelectedEvent(event_index);
-    details_->displayEvent(recording_->events[event_index], event_index);
+    details_->displayEvent(recording_->events, event_index);
     debug_button_->setEnabled(!recording_->directory.empty());
 
     // Keep the event on screen in the timeline.
@@ -356,15 +358,22 @@ void MainWindow::debugFromHere() {
     if (!recording_ || !selected_ || recording_->directory.empty()) {
         return;
     }
-    const QString directory = QString::fromStdString(recording_->directory.string());
-    if (!replay_->supportsGotoEvent()) {
-        QMessageBox::information(this, tr("Debug from here"),
-                                 tr("This hermit cannot start a replay at an event yet. Run:\n\n%1")
-                                     .arg(replay_->commandLine(directory, *selected_)));
-        return;
-    }
+    replay_output_->clear();
     replay_dock_->show();
-    replay_->start(directory, *selected_);
+    replay_->start(QString::fromStdString(recording_->directory.string()), *selected_);
+}
+
+void MainWindow::showGdbCommand(const QString& command) {
+    // Not modal, like the load errors: the replay keeps running and its output keeps arriving.
+    auto* box =
+        new QMessageBox(QMessageBox::Information, tr("Debug from here"),
+                        tr("No terminal emulator is configured ($TERMINAL or x-terminal-emulator), so "
+                           "hermit waits for gdb at event %1. Connect from a terminal with:\n\n%2")
+                            .arg(selected_ ? QString::number(*selected_) : QString(), command),
+                        QMessageBox::Ok, this);
+    box->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
 }
 
 void MainWindow::showLoadError(const QString& message) {

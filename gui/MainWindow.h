@@ -72,6 +72,7 @@ private:
     void refreshRecentMenu();
     void applyFilters();
     void debugFromHere();
+    void showGdbCommand(const QString& command);
     void showLoadError(const QString& message);
 
     SyscallNameLookup syscall_name_;

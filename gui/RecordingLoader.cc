@@ -4,7 +4,6 @@
 #include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include <algorithm>
 #include <exception>
 
 namespace hermit::gui {
@@ -16,18 +15,10 @@ struct LoadOutcome {
     QString error;
 };
 
-constexpr int kPercentBeforeTimeline = 95; // building the timeline takes the last few percent
-
 void load_in_worker(QPromise<LoadOutcome>& promise, const std::filesystem::path& directory) {
-    promise.setProgressRange(0, 100);
     LoadOutcome outcome;
     try {
-        outcome.recording = load_recording(directory, [&promise](uint64_t done, uint64_t expected) {
-            if (expected > 0) {
-                promise.setProgressValue(
-                    static_cast<int>(std::min<uint64_t>(kPercentBeforeTimeline, done * 100 / expected)));
-            }
-        });
+        outcome.recording = load_recording(directory);
     } catch (const std::exception& error) {
         outcome.error = QString::fromStdString(error.what());
     }

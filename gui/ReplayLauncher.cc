@@ -1,68 +1,54 @@
 #include "ReplayLauncher.h"
 
-#include <QRegularExpression>
-
 namespace hermit::gui {
 
-namespace {
-
-constexpr int kHelpTimeoutMs = 5000;
-
-QString shell_quoted(const QString& word) {
-    static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_./=:+-]+$"));
-    if (plain.match(word).hasMatch()) {
-        return word;
-    }
-    QString quoted = word;
-    quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
-    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
-}
-
-} // namespace
-
-ReplayLauncher::ReplayLauncher(QString hermit_executable, QObject* parent)
-    : QObject(parent), hermit_executable_(std::move(hermit_executable)) {
+ReplayLauncher::ReplayLauncher(QString hermit_executable, QString terminal, QObject* parent)
+    : QObject(parent), hermit_executable_(std::move(hermit_executable)), terminal_(std::move(terminal)) {
     process_.setProcessChannelMode(QProcess::MergedChannels);
-    connect(&process_, &QProcess::readyRead, this,
-            [this] { emit output(QString::fromLocal8Bit(process_.readAll())); });
+    connect(&process_, &QProcess::readyRead, this, [this] {
+        const QString text = QString::fromLocal8Bit(process_.readAll());
+        emit output(text);
+        if (waiting_for_gdb_command_) {
+            output_so_far_ += text;
+            if (auto gdb = gdb_connect_command(output_so_far_)) {
+                waiting_for_gdb_command_ = false;
+                output_so_far_.clear();
+                emit gdbCommandReady(*gdb);
+            }
+        }
+    });
     connect(&process_, &QProcess::finished, this, [this](int exit_code) { emit finished(exit_code); });
     connect(&process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
         if (error == QProcess::FailedToStart) {
-            emit output(tr("cannot start %1: %2\n").arg(hermit_executable_, process_.errorString()));
+            emit output(tr("cannot start %1: %2\n").arg(process_.program(), process_.errorString()));
         }
     });
 }
 
-QStringList ReplayLauncher::arguments(const QString& directory, uint64_t event_index) {
-    return {QStringLiteral("replay"), directory, QStringLiteral("--goto-event=%1").arg(event_index)};
+ReplayLauncher::~ReplayLauncher() {
+    // The replay (and its guest) must not outlive the window, and nothing may hear about its end.
+    process_.disconnect(this);
+    stop();
 }
 
-QString ReplayLauncher::commandLine(const QString& directory, uint64_t event_index) const {
-    QStringList words{shell_quoted(hermit_executable_)};
-    for (const QString& argument : arguments(directory, event_index)) {
-        words << shell_quoted(argument);
-    }
-    return words.join(QLatin1Char(' '));
-}
-
-bool ReplayLauncher::supportsGotoEvent() {
-    if (!supports_goto_event_) {
-        QProcess help;
-        help.setProcessChannelMode(QProcess::MergedChannels);
-        help.start(hermit_executable_, {QStringLiteral("replay"), QStringLiteral("--help")});
-        const bool answered = help.waitForFinished(kHelpTimeoutMs);
-        supports_goto_event_ = answered && help.readAll().contains("--goto-event");
-    }
-    return *supports_goto_event_;
+DebugCommand ReplayLauncher::command(const QString& directory, uint64_t event_index) const {
+    return debug_command(hermit_executable_, directory, event_index, terminal_);
 }
 
 void ReplayLauncher::start(const QString& directory, uint64_t event_index) {
+    stop();
+    const DebugCommand debug = command(directory, event_index);
+    waiting_for_gdb_command_ = debug.serve_only;
+    output_so_far_.clear();
+    emit output(QStringLiteral("$ %1\n").arg(shell_command_line(debug.program, debug.arguments)));
+    process_.start(debug.program, debug.arguments);
+}
+
+void ReplayLauncher::stop() {
     if (isRunning()) {
         process_.kill();
         process_.waitForFinished();
     }
-    emit output(QStringLiteral("$ %1\n").arg(commandLine(directory, event_index)));
-    process_.start(hermit_executable_, arguments(directory, event_index));
 }
 
 } // namespace hermit::gui

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace hermit::gui {
 
@@ -33,23 +34,21 @@ size_t ThreadLane::mark_count() const {
 
 namespace {
 
-std::optional<MarkKind> mark_kind_of(const EventPayload& payload) {
-    if (std::holds_alternative<SyscallEvent>(payload)) {
+std::optional<MarkKind> mark_kind_of(uint8_t kind) {
+    switch (kind) {
+    case payload_index<SyscallEvent>():
         return MarkKind::Syscall;
-    }
-    if (std::holds_alternative<SignalEvent>(payload)) {
+    case payload_index<SignalEvent>():
         return MarkKind::Signal;
-    }
-    if (std::holds_alternative<ThreadStartEvent>(payload)) {
+    case payload_index<ThreadStartEvent>():
         return MarkKind::ThreadStart;
-    }
-    if (std::holds_alternative<ThreadExitEvent>(payload)) {
+    case payload_index<ThreadExitEvent>():
         return MarkKind::ThreadExit;
-    }
-    if (std::holds_alternative<ExecEvent>(payload)) {
+    case payload_index<ExecEvent>():
         return MarkKind::Exec;
+    default:
+        return std::nullopt;
     }
-    return std::nullopt;
 }
 
 // Index of the first mark at or after `time`.
@@ -69,17 +68,26 @@ size_t first_mark_after(const std::vector<TimelineMark>& marks, double time) {
 
 } // namespace
 
-TimelineModel::TimelineModel(const std::vector<Event>& events, TimeAxis axis) : axis_(axis) {
-    event_lane_.reserve(events.size());
-    event_time_.reserve(events.size());
-    auto time_of = [&events, axis](uint64_t index) {
-        return axis == TimeAxis::EventOrder ? index : events[index].time;
+TimelineModel::TimelineModel(const EventColumns& columns, TimeAxis axis) : axis_(axis) {
+    const uint64_t count = columns.event_count();
+    event_lane_.reserve(count);
+    event_time_.reserve(count);
+    auto time_of = [&columns, axis](uint64_t index) {
+        return axis == TimeAxis::EventOrder ? index : columns.times[index];
     };
-    if (!events.empty()) {
+    for (const ColumnThread& thread : columns.threads) {
+        ThreadLane lane;
+        lane.pid = thread.pid;
+        lane.tid = thread.tid;
+        lane.name = fmt::format("pid {} / tid {}", thread.pid, thread.tid);
+        lane_by_tid_.emplace(thread.tid, lanes_.size());
+        lanes_.push_back(std::move(lane));
+    }
+    if (count > 0) {
         begin_time_ = time_of(0);
         end_time_ = time_of(0);
     }
-    for (uint64_t index = 0; index < events.size(); ++index) {
+    for (uint64_t index = 0; index < count; ++index) {
         begin_time_ = std::min(begin_time_, time_of(index));
         end_time_ = std::max(end_time_, time_of(index));
     }
@@ -90,13 +98,15 @@ TimelineModel::TimelineModel(const std::vector<Event>& events, TimeAxis axis) : 
     // Before the first Schedule event the thread of the first event holds the token, so a recording
     // without scheduling decisions still shows when its only thread ran.
     std::optional<size_t> holder;
-    for (uint64_t index = 0; index < events.size(); ++index) {
-        const Event& event = events[index];
+    size_t lane_index = 0;
+    for (uint64_t index = 0; index < count; ++index) {
         const uint64_t time = time_of(index);
-        const size_t lane_index = lane_for(event);
+        if (index == 0 || columns.tids[index] != columns.tids[index - 1]) {
+            lane_index = lane_for(columns.tids[index]);
+        }
         event_lane_.push_back(static_cast<uint32_t>(lane_index));
         event_time_.push_back(time);
-        const bool schedule = std::holds_alternative<ScheduleEvent>(event.payload);
+        const bool schedule = columns.kinds[index] == payload_index<ScheduleEvent>();
         if (schedule || !holder) {
             if (holder) {
                 TimeSlice& open = lanes_[*holder].slices.back();
@@ -105,7 +115,7 @@ TimelineModel::TimelineModel(const std::vector<Event>& events, TimeAxis axis) : 
             lanes_[lane_index].slices.push_back(TimeSlice{time, time, index});
             holder = lane_index;
         }
-        if (auto kind = mark_kind_of(event.payload)) {
+        if (auto kind = mark_kind_of(columns.kinds[index])) {
             lanes_[lane_index].marks[static_cast<size_t>(*kind)].push_back(TimelineMark{time, index});
         }
     }
@@ -121,6 +131,10 @@ TimelineModel::TimelineModel(const std::vector<Event>& events, TimeAxis axis) : 
             lane.covered_before.push_back(lane.covered_before.back() + (slice.end - slice.begin));
         }
         for (auto& kind_marks : lane.marks) {
+            const auto by_time = [](const TimelineMark& a, const TimelineMark& b) { return a.time < b.time; };
+            if (std::is_sorted(kind_marks.begin(), kind_marks.end(), by_time)) {
+                continue; // logical time never runs backwards in a recording, so this is the usual case
+            }
             std::stable_sort(kind_marks.begin(), kind_marks.end(),
                              [](const TimelineMark& a, const TimelineMark& b) { return a.time < b.time; });
         }
@@ -156,14 +170,11 @@ TimelineModel::TimelineModel(const std::vector<Event>& events, TimeAxis axis) : 
     }
 }
 
-size_t TimelineModel::lane_for(const Event& event) {
-    auto [it, inserted] = lane_by_tid_.try_emplace(event.tid, lanes_.size());
-    if (inserted) {
-        ThreadLane lane;
-        lane.pid = event.pid;
-        lane.tid = event.tid;
-        lane.name = fmt::format("pid {} / tid {}", event.pid, event.tid);
-        lanes_.push_back(std::move(lane));
+size_t TimelineModel::lane_for(int32_t tid) {
+    auto it = lane_by_tid_.find(tid);
+    if (it == lane_by_tid_.end()) {
+        throw std::invalid_argument(
+            fmt::format("event of thread {}, which the recording does not list", tid));
     }
     return it->second;
 }

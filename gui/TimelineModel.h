@@ -11,7 +11,7 @@
 // Threads are keyed by tid: the kernel does not reuse a tid while the process lives, and a reused tid after
 // the thread exited continues the same lane (the recording does not say otherwise).
 
-#include "formats/Event.h"
+#include "formats/EventColumns.h"
 
 #include <array>
 #include <cstddef>
@@ -79,7 +79,8 @@ struct EventPosition {
 class TimelineModel {
 public:
     TimelineModel() = default;
-    explicit TimelineModel(const std::vector<Event>& events, TimeAxis axis = TimeAxis::LogicalTime);
+    // Built from the columns alone, so no event needs decoding.
+    explicit TimelineModel(const EventColumns& columns, TimeAxis axis = TimeAxis::LogicalTime);
 
     TimeAxis axis() const { return axis_; }
     const std::vector<ThreadLane>& lanes() const { return lanes_; }
@@ -103,7 +104,7 @@ public:
     std::optional<uint64_t> event_at(size_t lane, double begin, double end) const;
 
 private:
-    size_t lane_for(const Event& event);
+    size_t lane_for(int32_t tid);
     double covered_until(const ThreadLane& lane, double time) const;
 
     TimeAxis axis_ = TimeAxis::LogicalTime;

@@ -13,7 +13,7 @@ namespace {
 
 using enum ReplayTreatment;
 
-constexpr std::array<std::pair<int, ReplayTreatment>, 49> kTreatments = {{
+constexpr std::array<std::pair<int, ReplayTreatment>, 58> kTreatments = {{
     {SYS_read, EmulateFromLog},
     {SYS_pread64, EmulateFromLog},
     {SYS_readv, EmulateFromLog},
@@ -61,6 +61,15 @@ constexpr std::array<std::pair<int, ReplayTreatment>, 49> kTreatments = {{
     {SYS_linkat, ChangePath},
     {SYS_symlink, ChangePath},
     {SYS_symlinkat, ChangePath},
+    {SYS_chmod, ChangePath},
+    {SYS_fchmodat, ChangePath},
+    {SYS_chown, ChangePath},
+    {SYS_lchown, ChangePath},
+    {SYS_fchownat, ChangePath},
+    {SYS_truncate, ChangePath},
+    {SYS_utime, ChangePath},
+    {SYS_utimes, ChangePath},
+    {SYS_utimensat, ChangePath},
     {SYS_execve, Execute},
     {SYS_execveat, Execute},
 }};

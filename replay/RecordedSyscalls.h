@@ -20,8 +20,9 @@ enum class ReplayTreatment {
     // Writes: run for real on descriptors the guest inherited (hermit's stdout/stderr, files) so replay
     // reproduces the output; emulated on pipes and sockets, whose readers are emulated.
     Write,
-    // Changes names in the file system (unlink, rename, mkdir, ...): emulated from the log, so a replay
-    // never changes the user's files; the replayer keeps its private copies of written files in step.
+    // Changes names or metadata in the file system by path (unlink, rename, mkdir, chmod, truncate,
+    // utimensat, ...): emulated from the log, so a replay never changes the user's files; the replayer
+    // keeps its private copies of written files in step.
     ChangePath,
     // Starts a program: the recorder copies a program that is not a system file, the replayer runs the
     // copy (or the one the guest built during the replay) when the original is missing or changed.

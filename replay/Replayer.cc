@@ -142,11 +142,17 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
         stop_index_.reset();
         stop_handler_(log_.position(), task);
     }
+    if (const Event* next = log_.peek();
+        next != nullptr && next->tid == task.tid() && std::holds_alternative<SignalEvent>(next->payload)) {
+        // A signal interrupted this syscall when recorded (it left no event of its own); the same signal is
+        // pending now, so the kernel interrupts it the same way.
+        return tracer::SyscallDecision::pass();
+    }
     const SyscallEvent& recorded = expect_syscall(task, stop);
     PendingSyscall& pending = pending_[task.tid()];
     pending = PendingSyscall{};
     if (recorded.result == SyscallEvent::kRetried) {
-        // The recorded thread waited here and re-executed the syscall later: so does the replayed one.
+        // The recorded thread waited here and was asked again later: so is the replayed one.
         pending.retried = true;
         return tracer::SyscallDecision::retry();
     }
@@ -176,7 +182,7 @@ tracer::SyscallDecision Replayer::seek(tracer::Task& task, const SyscallEvent& r
     // Writes to files run for real on replay and must land where they did, but emulated reads do not move
     // the real offset: seek to the recorded resulting offset itself.
     user_regs_struct registers = task.registers();
-    pending.seek_arguments = {registers.rsi, registers.rdx};
+    pending.saved_arguments = {registers.rsi, registers.rdx};
     registers.rsi = static_cast<uint64_t>(recorded.result);
     registers.rdx = SEEK_SET;
     task.set_registers(registers);
@@ -196,6 +202,22 @@ tracer::SyscallDecision Replayer::emulate_input(tracer::Task& task, const tracer
                                      write.data.size(), write.address),
                          "that memory is not mapped");
         }
+    }
+    const int fd = static_cast<int>(stop.args[0]);
+    if ((stop.number == SYS_read || stop.number == SYS_readv) && recorded.result > 0 &&
+        !GuestDescriptors::is_stream(task.host_pid(), fd)) {
+        // The guest may write to this file next without seeking (ld reads back its output): the real
+        // offset must move as the recorded read moved it. The kernel runs lseek(fd, result, SEEK_CUR)
+        // instead, and the guest sees the recorded result.
+        PendingSyscall& pending = pending_[task.tid()];
+        user_regs_struct registers = task.registers();
+        pending.saved_arguments = {registers.rsi, registers.rdx};
+        pending.result = recorded.result;
+        registers.orig_rax = SYS_lseek;
+        registers.rsi = static_cast<uint64_t>(recorded.result);
+        registers.rdx = SEEK_CUR;
+        task.set_registers(registers);
+        return tracer::SyscallDecision::stop_at_exit();
     }
     return emulate(task, stop, recorded.result);
 }
@@ -245,7 +267,10 @@ tracer::SyscallDecision Replayer::execute_file(tracer::Task& task, const tracer:
                                                      stop.number == SYS_execve ? -1 : 0);
     std::optional<std::filesystem::path> replacement;
     if (auto scratch = scratch_files_.find(absolute); scratch != scratch_files_.end()) {
-        replacement = scratch->second; // a program the guest built during the run
+        // A program the guest built during the run: the original serves when it is still the same.
+        if (file_contents(absolute) != file_contents(scratch->second)) {
+            replacement = scratch->second;
+        }
     } else {
         replacement = replacement_for(absolute);
     }
@@ -309,12 +334,13 @@ tracer::SyscallDecision Replayer::redirect_path(tracer::Task& task, int path_arg
 
 void Replayer::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& result) {
     auto pending = pending_.find(task.tid());
-    if (pending != pending_.end() && pending->second.seek_arguments) {
+    if (pending != pending_.end() && pending->second.saved_arguments) {
         // The guest's code may count on its argument registers surviving the syscall.
         user_regs_struct registers = task.registers();
-        registers.rsi = (*pending->second.seek_arguments)[0];
-        registers.rdx = (*pending->second.seek_arguments)[1];
+        registers.rsi = (*pending->second.saved_arguments)[0];
+        registers.rdx = (*pending->second.saved_arguments)[1];
         task.set_registers(registers);
+        result = pending->second.result.value_or(result);
         return;
     }
     const bool executed = (stop.number == SYS_execve || stop.number == SYS_execveat) && result == 0;

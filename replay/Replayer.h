@@ -67,8 +67,10 @@ private:
         bool retried = false;
         bool redirected = false;
         uint64_t original_path_argument = 0;
-        std::optional<std::vector<uint8_t>> written_bytes;     // a real write to hermit's stdout/stderr
-        std::optional<std::array<uint64_t, 2>> seek_arguments; // the guest's lseek offset and whence
+        std::optional<std::vector<uint8_t>> written_bytes; // a real write to hermit's stdout/stderr
+        // rsi and rdx of a syscall the replayer rewrote into an lseek, and the result the guest must see.
+        std::optional<std::array<uint64_t, 2>> saved_arguments;
+        std::optional<int64_t> result;
     };
 
     const SyscallEvent& expect_syscall(tracer::Task& task, const tracer::SyscallStop& stop);

@@ -47,6 +47,8 @@ GuestRun::GuestRun(GuestRunSpec spec)
       }()) {
     session_.set_schedule_policy(schedule_policy(spec.config));
     session_.set_time_source([this] { return virtualizer_.clock().elapsed_ns(); });
+    session_.set_virtual_clock(&virtualizer_.clock());
+    session_.set_timer_source(&virtualizer_);
 }
 
 void GuestRun::add_interceptor(SyscallInterceptor* interceptor) {

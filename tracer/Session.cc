@@ -5,8 +5,10 @@
 #include "ProcFs.h"
 #include "SeccompFilter.h"
 #include "Task.h"
+#include "TimerSource.h"
 #include "WaitPredictor.h"
 #include "formats/Error.h"
+#include "virt/VirtualClock.h"
 
 #include <linux/futex.h>
 #include <signal.h>
@@ -107,7 +109,7 @@ enum class ThreadState {
     Running,      // resumed (the token holder, or any thread without deterministic scheduling)
     Ready,        // ptrace-stopped, waiting for the token
     Blocked,      // interrupted while blocked in the kernel; retried at later scheduling points
-    Waiting,      // parked at a syscall that would wait; re-executes it once the wait is over
+    Waiting,      // parked at the entry of a syscall that would wait, until the wait is over
     GroupStopped, // in a job-control stop (PTRACE_LISTEN) until SIGCONT
     VforkWaiting, // a vfork parent: running in the kernel until its child execs or exits
     Exiting,      // past PTRACE_EVENT_EXIT, waiting to be reaped
@@ -126,10 +128,9 @@ struct Thread {
     // Every thread waits for something only the outside world can provide (or the guest is deadlocked):
     // this one runs its next syscall in the kernel even though it waits.
     bool wait_in_kernel = false;
-    // The thread yielded at its current syscall entry, which is handled when it gets the token back.
+    // The thread gave up the token at its current syscall entry (a scheduling point, or a wait that is
+    // not over), which is handled when it gets the token back.
     bool entry_deferred = false;
-    // A parked thread re-executes its syscall: it already gave up the token there once.
-    bool reexecuting = false;
     SyscallStop syscall;
     std::vector<SyscallInterceptor*> exit_interceptors;
     // Blocked detection of the token holder.
@@ -155,6 +156,8 @@ struct Session::State {
     int termination_signal = 0;
     bool faults_enabled = false;
     DebugHook* debug_hook = nullptr;
+    virt::VirtualClock* virtual_clock = nullptr;
+    TimerSource* timer_source = nullptr;
 
     uint64_t logical_time_ns = 0;
     std::function<uint64_t()> time_source;
@@ -254,12 +257,12 @@ struct Session::State {
             if (thread.state == ThreadState::Ready || thread.state == ThreadState::Blocked) {
                 result.push_back(&thread);
             } else if (thread.state == ThreadState::Waiting) {
-                (policy->follows_recording() || wait_is_over(thread) ? result : waiting).push_back(&thread);
+                (wait_is_over(thread) ? result : waiting).push_back(&thread);
             }
         }
         only_waiting = result.empty() && !waiting.empty();
-        if (only_waiting) {
-            result = waiting;
+        if (only_waiting || policy->follows_recording()) {
+            result.insert(result.end(), waiting.begin(), waiting.end());
         }
         std::sort(result.begin(), result.end(),
                   [](Thread* a, Thread* b) { return a->task->tid() < b->task->tid(); });
@@ -270,7 +273,14 @@ struct Session::State {
     void schedule(int32_t previous_tid, ScheduleEvent::Reason reason) {
         holder = 0;
         bool only_waiting = false;
+        if (timer_source != nullptr) {
+            timer_source->fire_due_timers();
+        }
         std::vector<Thread*> runnable = candidates(only_waiting);
+        while (only_waiting && timer_source != nullptr && timer_source->advance_to_next_timer()) {
+            // Nothing can happen before the next timer: its signal may end a wait.
+            runnable = candidates(only_waiting);
+        }
         if (runnable.empty()) {
             return; // the event loop waits for a thread to become ready
         }
@@ -290,7 +300,6 @@ struct Session::State {
                                  [chosen](Thread* thread) { return thread->task->tid() == chosen; });
         }
         next->wait_in_kernel = only_waiting;
-        next->reexecuting = next->state == ThreadState::Waiting;
         if (only_waiting) {
             spdlog::debug("every guest thread waits; thread {} waits in the kernel", next->task->tid());
         }
@@ -320,8 +329,7 @@ struct Session::State {
         }
         if (std::exchange(thread.entry_deferred, false)) {
             // Back from the scheduling point at this entry: now the syscall is handled.
-        } else if (deterministic() && !std::exchange(thread.reexecuting, false) &&
-                   scheduler_yields_before(stop)) {
+        } else if (deterministic() && scheduler_yields_before(stop)) {
             thread.entry_deferred = true;
             yield(thread, ScheduleEvent::Reason::Yield);
             return;
@@ -347,22 +355,24 @@ struct Session::State {
         thread.syscall = stop;
         thread.resume_request = PTRACE_CONT;
         const bool wait_in_kernel = std::exchange(thread.wait_in_kernel, false);
-        if (decision.kind == SyscallDecision::Kind::Retry ||
-            (!decided && deterministic() && !wait_in_kernel && waits.would_wait(task, stop))) {
+        const bool waits_now =
+            decision.kind == SyscallDecision::Kind::Retry ||
+            (!decided && deterministic() && !wait_in_kernel && waits.would_wait(task, stop));
+        std::optional<int64_t> timeout =
+            waits_now && virtual_clock != nullptr && decision.kind != SyscallDecision::Kind::Retry
+                ? WaitPredictor::timeout_ns(task, stop, *virtual_clock)
+                : std::nullopt;
+        if (timeout) {
+            // Nobody can end the wait while this thread holds the token: it sleeps its timeout on the
+            // virtual clock, as if the others had not been scheduled meanwhile.
+            virtual_clock->sleep(static_cast<uint64_t>(*timeout));
+            decision = SyscallDecision::emulate(WaitPredictor::time_out(task, stop));
+        } else if (waits_now) {
             park(thread, stop);
             return;
         }
         if (decision.kind == SyscallDecision::Kind::Emulate) {
-            int64_t result = decision.result;
-            for (auto it = thread.exit_interceptors.rbegin(); it != thread.exit_interceptors.rend(); ++it) {
-                (*it)->on_exit(task, stop, result);
-            }
-            // orig_rax = -1 makes the kernel skip the syscall and leave rax, the guest's result, alone.
-            user_regs_struct emulated = task.registers();
-            emulated.orig_rax = static_cast<uint64_t>(-1);
-            emulated.rax = static_cast<uint64_t>(result);
-            task.set_registers(emulated);
-            emit(thread, SyscallEvent{stop.number, {stop.args.begin(), stop.args.end()}, result, true, {}});
+            complete_emulated(thread, stop, decision.result);
         } else if (!thread.exit_interceptors.empty() || !sinks.empty()) {
             thread.awaiting_syscall_exit = true;
             thread.resume_request = PTRACE_SYSCALL;
@@ -374,18 +384,29 @@ struct Session::State {
         }
     }
 
-    // The syscall would wait: the thread gives up the token at it and re-executes it when it runs again.
-    void park(Thread& thread, const SyscallStop& stop) {
+    // Skips the kernel: the guest sees `result` (exit interceptors may still change it).
+    void complete_emulated(Thread& thread, const SyscallStop& stop, int64_t result) {
         Task& task = *thread.task;
-        user_regs_struct registers = task.registers();
-        registers.rip -= 2; // back over the two-byte syscall instruction
-        registers.orig_rax = static_cast<uint64_t>(-1);
-        registers.rax = static_cast<uint64_t>(stop.number);
-        task.set_registers(registers);
+        for (auto it = thread.exit_interceptors.rbegin(); it != thread.exit_interceptors.rend(); ++it) {
+            (*it)->on_exit(task, stop, result);
+        }
+        // orig_rax = -1 makes the kernel skip the syscall and leave rax, the guest's result, alone.
+        user_regs_struct emulated = task.registers();
+        emulated.orig_rax = static_cast<uint64_t>(-1);
+        emulated.rax = static_cast<uint64_t>(result);
+        task.set_registers(emulated);
+        emit(thread, SyscallEvent{stop.number, {stop.args.begin(), stop.args.end()}, result, true, {}});
+    }
+
+    // The syscall would wait: the thread gives up the token and stays stopped at the syscall's entry,
+    // which is decided afresh when it gets the token back (then a signal that ended the wait interrupts
+    // the syscall in the kernel, as it would have natively).
+    void park(Thread& thread, const SyscallStop& stop) {
         thread.exit_interceptors.clear();
         emit(thread,
              SyscallEvent{
                  stop.number, {stop.args.begin(), stop.args.end()}, SyscallEvent::kRetried, true, {}});
+        thread.entry_deferred = true;
         yield(thread, ScheduleEvent::Reason::Blocked, ThreadState::Waiting);
     }
 
@@ -975,6 +996,14 @@ void Session::advance_logical_time(uint64_t ns) {
 
 void Session::set_time_source(std::function<uint64_t()> now) {
     state_->time_source = std::move(now);
+}
+
+void Session::set_virtual_clock(virt::VirtualClock* clock) {
+    state_->virtual_clock = clock;
+}
+
+void Session::set_timer_source(TimerSource* timers) {
+    state_->timer_source = timers;
 }
 
 void Session::set_debug_hook(DebugHook* hook) {

@@ -21,6 +21,11 @@
 
 namespace hermit::tracer {
 
+class TimerSource;
+namespace virt {
+class VirtualClock;
+}
+
 struct SessionOptions {
     std::vector<std::string> argv;        // argv[0] is looked up in PATH
     std::vector<std::string> env;         // the guest's whole environment
@@ -56,6 +61,12 @@ public:
     void advance_logical_time(uint64_t ns);
     // Replaces the built-in clock: Event::time is then `now()` at each event (the Virtualizer's clock).
     void set_time_source(std::function<uint64_t()> now);
+    // The guest's virtual clock (the Virtualizer's): a timed wait that would wait then times out at once
+    // and advances this clock by its timeout, instead of sleeping on the host's clock. Not owned.
+    void set_virtual_clock(virt::VirtualClock* clock);
+    // Timers on that clock (alarm, setitimer): fired at scheduling points, and virtual time jumps to the
+    // next deadline when every thread waits. Not owned.
+    void set_timer_source(TimerSource* timers);
     // Lets a debugger handle the guest's SIGTRAPs (tracer/DebugHook.h); call before run(). Not owned.
     void set_debug_hook(DebugHook* hook);
 

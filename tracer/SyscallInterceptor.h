@@ -27,7 +27,7 @@ struct SyscallDecision {
         Run,        // let the kernel run it as it is, even if it waits; no exit stop needed
         StopAtExit, // let the kernel run it and call on_exit() with the result
         Emulate,    // skip the kernel; the guest sees `result` (memory already written by the interceptor)
-        Retry,      // skip the kernel; the thread waits and re-executes the syscall when it runs again
+        Retry,      // not now: the thread waits at the entry and is asked again when it runs again
     };
     Kind kind = Kind::Pass;
     int64_t result = 0;

@@ -99,6 +99,9 @@ const std::map<int, Virtualizer::Emulation>& Virtualizer::emulations() {
         {SYS_getcpu, &Virtualizer::emulate_getcpu},
         {SYS_times, &Virtualizer::emulate_times},
         {SYS_getrusage, &Virtualizer::emulate_getrusage},
+        {SYS_alarm, &Virtualizer::emulate_alarm},
+        {SYS_setitimer, &Virtualizer::emulate_setitimer},
+        {SYS_getitimer, &Virtualizer::emulate_getitimer},
         {SYS_open, &Virtualizer::redirect_open},
         {SYS_openat, &Virtualizer::redirect_open},
         {SYS_openat2, &Virtualizer::redirect_open},
@@ -282,6 +285,61 @@ SyscallDecision Virtualizer::emulate_clock_nanosleep(Task& task, const SyscallSt
     SyscallDecision decision = emulated(0);
     decision.yield = true;
     return decision;
+}
+
+SyscallDecision Virtualizer::emulate_alarm(Task& task, const SyscallStop& stop) {
+    itimerval value{};
+    value.it_value.tv_sec = static_cast<time_t>(static_cast<unsigned int>(stop.args[0]));
+    const itimerval previous = alarms_.set(task.host_pid(), value);
+    // alarm(2) reports the seconds left, rounded to the nearest second (and never 0 while armed).
+    long seconds = previous.it_value.tv_sec + (previous.it_value.tv_usec >= 500000 ? 1 : 0);
+    if (seconds == 0 && (previous.it_value.tv_sec != 0 || previous.it_value.tv_usec != 0)) {
+        seconds = 1;
+    }
+    return emulated(seconds);
+}
+
+SyscallDecision Virtualizer::emulate_setitimer(Task& task, const SyscallStop& stop) {
+    if (static_cast<int>(stop.args[0]) != ITIMER_REAL) {
+        return SyscallDecision::pass(); // CPU-time timers stay with the kernel
+    }
+    itimerval value{};
+    if (stop.args[1] != 0) {
+        const auto requested = task.read_value<itimerval>(stop.args[1]);
+        if (!requested) {
+            return failed(EFAULT);
+        }
+        value = *requested;
+    }
+    if (value.it_value.tv_usec < 0 || value.it_value.tv_usec >= 1000000 || value.it_interval.tv_usec < 0 ||
+        value.it_interval.tv_usec >= 1000000) {
+        return failed(EINVAL);
+    }
+    const itimerval previous = alarms_.set(task.host_pid(), value);
+    return stop.args[2] == 0 ? emulated(0) : write_result(task, stop.args[2], previous);
+}
+
+SyscallDecision Virtualizer::emulate_getitimer(Task& task, const SyscallStop& stop) {
+    if (static_cast<int>(stop.args[0]) != ITIMER_REAL) {
+        return SyscallDecision::pass();
+    }
+    return write_result(task, stop.args[1], alarms_.get(task.host_pid()));
+}
+
+void Virtualizer::fire_due_timers() {
+    alarms_.fire_due();
+}
+
+bool Virtualizer::advance_to_next_timer() {
+    const auto deadline = alarms_.next_deadline();
+    if (!deadline) {
+        return false;
+    }
+    if (*deadline > clock_.elapsed_ns()) {
+        clock_.sleep(*deadline - clock_.elapsed_ns());
+    }
+    alarms_.fire_due();
+    return true;
 }
 
 SyscallDecision Virtualizer::emulate_getrandom(Task& task, const SyscallStop& stop) {

@@ -10,6 +10,8 @@
 
 #include "EventSink.h"
 #include "SyscallInterceptor.h"
+#include "TimerSource.h"
+#include "virt/AlarmTimers.h"
 #include "virt/CpuidTable.h"
 #include "virt/GuestRandom.h"
 #include "virt/InodeTable.h"
@@ -35,7 +37,7 @@ struct VirtualizationOptions {
     EventSink* sink = nullptr;
 };
 
-class Virtualizer : public SyscallInterceptor {
+class Virtualizer : public SyscallInterceptor, public TimerSource {
 public:
     // Probes the host (HostProbe) and throws hermit::Error(E020/E021) under strict when a feature is missing.
     explicit Virtualizer(const VirtualizationOptions& options);
@@ -49,7 +51,11 @@ public:
     // At the stop after a successful execve: patches the new vDSO and rewrites the AT_RANDOM bytes.
     void on_exec(Task& task) override;
 
+    void fire_due_timers() override;
+    bool advance_to_next_timer() override;
+
     const virt::VirtualClock& clock() const { return clock_; }
+    virt::VirtualClock& clock() { return clock_; }
     const HostFacts& host_facts() const { return host_; }
 
 private:
@@ -70,6 +76,9 @@ private:
     SyscallDecision emulate_getcpu(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_times(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_getrusage(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_alarm(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_setitimer(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_getitimer(Task& task, const SyscallStop& stop);
     SyscallDecision redirect_open(Task& task, const SyscallStop& stop);
 
     void rewrite_stat_result(Task& task, const SyscallStop& stop);
@@ -86,6 +95,7 @@ private:
     HostFacts host_;
     EventSink* sink_;
     virt::VirtualClock clock_;
+    virt::AlarmTimers alarms_{clock_};
     virt::GuestRandom guest_random_;
     virt::CpuidTable cpuid_;
     virt::InstructionEmulator instructions_;

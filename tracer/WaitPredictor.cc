@@ -2,6 +2,7 @@
 
 #include "ProcFs.h"
 #include "Task.h"
+#include "virt/VirtualClock.h"
 
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -16,6 +17,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <ctime>
+#include <sys/time.h>
 
 namespace hermit::tracer {
 
@@ -24,12 +29,8 @@ namespace {
 // Guest poll sets larger than this are not examined (the kernel runs the call).
 constexpr uint64_t kMaxExaminedDescriptors = 1024;
 
-// A timeout argument that makes the call wait without limit: a null pointer, or -1 for poll(2).
-bool waits_forever(int number, uint64_t timeout) {
-    if (number == SYS_poll || number == SYS_epoll_wait || number == SYS_epoll_pwait) {
-        return static_cast<int>(timeout) < 0;
-    }
-    return timeout == 0;
+bool has_millisecond_timeout(int number) {
+    return number == SYS_poll || number == SYS_epoll_wait || number == SYS_epoll_pwait;
 }
 
 uint64_t timeout_argument(const SyscallStop& stop) {
@@ -63,6 +64,20 @@ void WaitPredictor::forget(pid_t host_pid) {
 }
 
 bool WaitPredictor::would_wait(Task& task, const SyscallStop& stop) {
+    if (!waits_for_something(task, stop)) {
+        return false;
+    }
+    // A signal the thread would take interrupts any of these waits at once.
+    procfs::SignalDispositions signals = procfs::signal_dispositions(task.host_tid());
+    uint64_t blocked = signals.blocked;
+    if (stop.number == SYS_rt_sigsuspend) {
+        const auto mask = task.read_value<uint64_t>(stop.args[0]);
+        blocked = mask.value_or(blocked);
+    }
+    return (signals.pending & ~blocked & ~signals.ignored) == 0;
+}
+
+bool WaitPredictor::waits_for_something(Task& task, const SyscallStop& stop) {
     const int fd = static_cast<int>(stop.args[0]);
     switch (stop.number) {
     case SYS_futex:
@@ -72,16 +87,16 @@ bool WaitPredictor::would_wait(Task& task, const SyscallStop& stop) {
     case SYS_epoll_wait:
     case SYS_epoll_pwait:
     case SYS_epoll_pwait2:
-        return waits_forever(stop.number, timeout_argument(stop)) && poll_would_wait(task, stop);
+        return timeout_ns(task, stop, virt::VirtualClock{}) != 0 && poll_would_wait(task, stop);
     case SYS_select:
     case SYS_pselect6:
-        return waits_forever(stop.number, timeout_argument(stop)) && select_would_wait(task, stop);
+        return timeout_ns(task, stop, virt::VirtualClock{}) != 0 && select_would_wait(task, stop);
     case SYS_wait4:
     case SYS_waitid:
         return child_wait_would_wait(task, stop);
     case SYS_pause:
     case SYS_rt_sigsuspend:
-        return signal_wait_would_wait(task, stop);
+        return true; // until a signal
     case SYS_read:
     case SYS_readv:
         return read_would_wait(task.host_pid(), fd);
@@ -101,8 +116,7 @@ bool WaitPredictor::would_wait(Task& task, const SyscallStop& stop) {
 
 bool WaitPredictor::futex_would_wait(Task& task, const SyscallStop& stop) {
     const int operation = static_cast<int>(stop.args[1]) & FUTEX_CMD_MASK;
-    // A timed wait is left to the kernel: its timeout runs on the host's clock, not the guest's.
-    if ((operation != FUTEX_WAIT && operation != FUTEX_WAIT_BITSET) || stop.args[3] != 0) {
+    if (operation != FUTEX_WAIT && operation != FUTEX_WAIT_BITSET) {
         return false;
     }
     const auto word = task.read_value<uint32_t>(stop.args[0]);
@@ -178,19 +192,6 @@ bool WaitPredictor::child_wait_would_wait(Task& task, const SyscallStop& stop) {
     });
 }
 
-bool WaitPredictor::signal_wait_would_wait(Task& task, const SyscallStop& stop) {
-    procfs::SignalDispositions signals = procfs::signal_dispositions(task.host_tid());
-    uint64_t blocked = signals.blocked;
-    if (stop.number == SYS_rt_sigsuspend) {
-        const auto mask = task.read_value<uint64_t>(stop.args[0]);
-        if (!mask) {
-            return false;
-        }
-        blocked = *mask;
-    }
-    return (signals.pending & ~blocked) == 0;
-}
-
 bool WaitPredictor::read_would_wait(pid_t host_pid, int fd) {
     int copy = duplicate(host_pid, fd);
     if (copy < 0) {
@@ -245,6 +246,91 @@ bool WaitPredictor::any_ready(pid_t host_pid, const std::vector<std::pair<int, s
         close(copy.fd);
     }
     return ready;
+}
+
+std::optional<int64_t> WaitPredictor::timeout_ns(Task& task, const SyscallStop& stop,
+                                                 const virt::VirtualClock& clock) {
+    constexpr int64_t kNsPerSecond = 1'000'000'000;
+    auto timespec_at = [&](uint64_t address) -> std::optional<int64_t> {
+        const auto value = task.read_value<timespec>(address);
+        return value ? std::optional<int64_t>(value->tv_sec * kNsPerSecond + value->tv_nsec) : std::nullopt;
+    };
+    switch (stop.number) {
+    case SYS_futex: {
+        const int operation = static_cast<int>(stop.args[1]);
+        if (stop.args[3] == 0) {
+            return std::nullopt;
+        }
+        const auto value = timespec_at(stop.args[3]);
+        if (!value || (operation & FUTEX_CMD_MASK) != FUTEX_WAIT_BITSET) {
+            return value;
+        }
+        // FUTEX_WAIT_BITSET takes an absolute deadline on CLOCK_MONOTONIC or CLOCK_REALTIME.
+        const auto now = clock.read((operation & FUTEX_CLOCK_REALTIME) ? CLOCK_REALTIME : CLOCK_MONOTONIC);
+        return std::max<int64_t>(0, *value - now.value_or(0));
+    }
+    case SYS_poll:
+    case SYS_epoll_wait:
+    case SYS_epoll_pwait:
+    case SYS_ppoll:
+    case SYS_pselect6:
+    case SYS_epoll_pwait2: {
+        const uint64_t timeout = timeout_argument(stop);
+        if (has_millisecond_timeout(stop.number)) {
+            const int milliseconds = static_cast<int>(timeout);
+            return milliseconds < 0 ? std::nullopt
+                                    : std::optional<int64_t>(int64_t{milliseconds} * 1'000'000);
+        }
+        return timeout == 0 ? std::nullopt : timespec_at(timeout);
+    }
+    case SYS_select: {
+        const uint64_t timeout = timeout_argument(stop);
+        const auto value = timeout == 0 ? std::nullopt : task.read_value<timeval>(timeout);
+        return value ? std::optional<int64_t>(value->tv_sec * kNsPerSecond + value->tv_usec * 1000)
+                     : std::nullopt;
+    }
+    default:
+        return std::nullopt;
+    }
+}
+
+int64_t WaitPredictor::time_out(Task& task, const SyscallStop& stop) {
+    switch (stop.number) {
+    case SYS_futex:
+        return -ETIMEDOUT;
+    case SYS_poll:
+    case SYS_ppoll:
+        for (uint64_t index = 0; index < std::min(stop.args[1], kMaxExaminedDescriptors); index++) {
+            const short no_events = 0;
+            task.write(stop.args[0] + index * sizeof(pollfd) + offsetof(pollfd, revents), &no_events,
+                       sizeof no_events);
+        }
+        if (stop.number == SYS_ppoll && stop.args[2] != 0) {
+            const timespec none{};
+            task.write(stop.args[2], &none, sizeof none); // Linux reports the time left
+        }
+        return 0;
+    case SYS_select:
+    case SYS_pselect6: {
+        const fd_set empty{};
+        const size_t bytes = std::min<size_t>((stop.args[0] + 7) / 8, sizeof empty);
+        for (size_t set = 1; set <= 3; set++) {
+            if (stop.args[set] != 0) {
+                task.write(stop.args[set], &empty, bytes);
+            }
+        }
+        if (stop.number == SYS_select && stop.args[4] != 0) {
+            const timeval none{};
+            task.write(stop.args[4], &none, sizeof none); // Linux reports the time left
+        } else if (stop.args[4] != 0) {
+            const timespec none{};
+            task.write(stop.args[4], &none, sizeof none);
+        }
+        return 0;
+    }
+    default:
+        return 0;
+    }
 }
 
 int WaitPredictor::duplicate(pid_t host_pid, int fd) {

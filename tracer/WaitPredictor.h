@@ -5,6 +5,9 @@
 // it sleep in the kernel while holding the run token, and asks again at later scheduling points, so every
 // wait of the guest becomes a scheduling decision made at the same point of every run.
 //
+// Timeouts are not part of the prediction: timeout_ns() says how long a timed wait may wait, so the
+// Session can let it time out on the guest's virtual clock instead of the host's.
+//
 // Descriptors are examined through duplicates from pidfd_getfd(2), which share the guest's open file
 // description (pipe buffer, flags); poll(2) on a duplicate consumes nothing. When in doubt the answer is
 // "does not wait": the kernel then runs the syscall and the Session's blocked-thread check is the fallback.
@@ -14,11 +17,15 @@
 #include <sys/types.h>
 
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace hermit::tracer {
 
 class Task;
+namespace virt {
+class VirtualClock;
+}
 
 class WaitPredictor {
 public:
@@ -27,18 +34,27 @@ public:
     WaitPredictor(const WaitPredictor&) = delete;
     WaitPredictor& operator=(const WaitPredictor&) = delete;
 
-    // Whether the kernel would make `task` wait if it ran `stop` now. `task` is ptrace-stopped.
+    // Whether the kernel would make `task` wait if it ran `stop` now (a zero timeout never waits).
+    // `task` is ptrace-stopped.
     bool would_wait(Task& task, const SyscallStop& stop);
+
+    // For a wait with a finite timeout: how long it waits at most, in ns from `clock`'s now (absolute
+    // deadlines are read on the virtual clock they name). nullopt when it has no timeout.
+    static std::optional<int64_t> timeout_ns(Task& task, const SyscallStop& stop,
+                                             const virt::VirtualClock& clock);
+    // The result the kernel gives a wait that timed out, after clearing what it reports as ready.
+    static int64_t time_out(Task& task, const SyscallStop& stop);
 
     // The process is gone; its pidfd is closed (a later process may reuse the pid).
     void forget(pid_t host_pid);
 
 private:
+    // The prediction without regard to pending signals.
+    bool waits_for_something(Task& task, const SyscallStop& stop);
     bool futex_would_wait(Task& task, const SyscallStop& stop);
     bool poll_would_wait(Task& task, const SyscallStop& stop);
     bool select_would_wait(Task& task, const SyscallStop& stop);
     bool child_wait_would_wait(Task& task, const SyscallStop& stop);
-    bool signal_wait_would_wait(Task& task, const SyscallStop& stop);
     bool read_would_wait(pid_t host_pid, int fd);
     bool write_would_wait(pid_t host_pid, int fd, size_t length);
     // Whether any of `requests` (guest descriptors and poll events) is ready, or the check is impossible.

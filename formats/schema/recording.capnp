@@ -2,6 +2,7 @@
 # The hermit recording format. A recording is a directory holding
 #   meta.capnp.bin  one RecordingMeta message (unpacked Cap'n Proto, written at start, rewritten at end)
 #   events.hrec     a stream of frames, each an lzma-compressed EventBatch (see formats/FrameCodec.h)
+#   summary.hrec    optional: a RecordingIndex (frame index and per-event columns), written by finish()
 # Field numbers are never reused; a reader checks formatVersion before anything else.
 
 using Cxx = import "/capnp/c++.capnp";
@@ -57,6 +58,29 @@ struct RecordedFile {
 struct EventBatch {
   firstIndex @0 :UInt64;       # index of events[0] in the whole stream
   events @1 :List(Event);
+}
+
+# summary.hrec: one frame (the same framing as events.hrec) holding a RecordingIndex, written when a
+# recording is finished. It is derived data: a reader that finds it missing, damaged or describing an
+# events.hrec of another size ignores it and scans events.hrec instead.
+struct RecordingIndex {
+  eventsFileBytes @0 :UInt64;    # size of the events.hrec this index describes
+  frames @1 :List(FrameEntry);   # every frame of events.hrec, in order
+  threads @2 :List(ThreadEntry); # in order of first appearance
+  eventTimes @3 :List(UInt64);   # one entry per event: Event.time
+  eventTids @4 :List(Int32);     # Event.tid
+  eventKinds @5 :List(UInt8);    # ordinal of the Event union member (schedule = 0, syscall = 1, ...)
+}
+
+struct FrameEntry {
+  offset @0 :UInt64;
+  firstIndex @1 :UInt64;
+  eventCount @2 :UInt32;
+}
+
+struct ThreadEntry {
+  tid @0 :Int32;
+  pid @1 :Int32;                 # of the thread's first event
 }
 
 struct Event {

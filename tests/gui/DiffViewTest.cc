@@ -43,7 +43,7 @@ protected:
 
 TEST_F(DiffViewTest, MarksTheDivergenceThatScheduleDiffFinds) {
     view_.setRecordings(a_, b_);
-    const ScheduleDiffResult expected = diff_events(a_->events, b_->events);
+    const ScheduleDiffResult expected = diff_events(a_->events.all(), b_->events.all());
     ASSERT_TRUE(expected.divergence);
     EXPECT_EQ(expected.divergence->index, 12u);
     EXPECT_EQ(view_.divergenceIndex(), expected.divergence->index);

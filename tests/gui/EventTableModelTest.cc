@@ -27,7 +27,7 @@ protected:
     std::vector<int> indices_where(const std::function<bool(const Event&)>& keep) const {
         std::vector<int> rows;
         for (size_t i = 0; i < recording_->events.size(); ++i) {
-            if (keep(recording_->events[i])) {
+            if (keep(recording_->events.at(i))) {
                 rows.push_back(static_cast<int>(i));
             }
         }

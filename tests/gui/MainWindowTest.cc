@@ -3,7 +3,6 @@
 #include "gui/MainWindow.h"
 #include "gui/RecentRecordings.h"
 #include "gui/RecordingListDialog.h"
-#include "gui/ReplayLauncher.h"
 
 #include "formats/RecordingStore.h"
 
@@ -122,20 +121,6 @@ TEST(RecordingListDialogTest, ListsTheStoresRecordings) {
     ASSERT_EQ(dialog.recordingCount(), 1);
     dialog.selectRow(0);
     EXPECT_EQ(std::filesystem::path(dialog.selectedDirectory().toStdString()), directory);
-}
-
-TEST(ReplayLauncherTest, BuildsTheGotoEventCommand) {
-    ReplayLauncher launcher(QStringLiteral("/usr/bin/hermit"));
-    EXPECT_EQ(ReplayLauncher::arguments(QStringLiteral("/data/rec 1"), 42),
-              (QStringList{QStringLiteral("replay"), QStringLiteral("/data/rec 1"),
-                           QStringLiteral("--goto-event=42")}));
-    EXPECT_EQ(launcher.commandLine(QStringLiteral("/data/rec 1"), 42),
-              QStringLiteral("/usr/bin/hermit replay '/data/rec 1' --goto-event=42"));
-}
-
-TEST(ReplayLauncherTest, AProgramWithoutGotoEventIsNotOffered) {
-    ReplayLauncher launcher(QStringLiteral("/bin/true"));
-    EXPECT_FALSE(launcher.supportsGotoEvent());
 }
 
 } // namespace

@@ -27,7 +27,7 @@ protected:
 };
 
 TEST_F(TimelineModelTest, LoadsEveryEventOfTheRecording) {
-    EXPECT_EQ(recording_->events, four_thread_events());
+    EXPECT_EQ(recording_->events.all(), four_thread_events());
     EXPECT_EQ(recording_->meta.event_count, four_thread_events().size());
     EXPECT_EQ(model().event_count(), four_thread_events().size());
     EXPECT_EQ(model().begin_time(), 0u);
@@ -59,7 +59,7 @@ TEST_F(TimelineModelTest, SlicesFollowTheRunToken) {
         for (size_t i = 0; i < slices.size(); ++i) {
             EXPECT_EQ(thread.slices[i].begin, slices[i].first) << "tid " << tid << " slice " << i;
             EXPECT_EQ(thread.slices[i].end, slices[i].second) << "tid " << tid << " slice " << i;
-            const Event& schedule = recording_->events[thread.slices[i].event_index];
+            const Event& schedule = recording_->events.at(thread.slices[i].event_index);
             EXPECT_TRUE(std::holds_alternative<ScheduleEvent>(schedule.payload));
             EXPECT_EQ(schedule.tid, tid);
         }
@@ -74,7 +74,7 @@ TEST_F(TimelineModelTest, MarksLandInTheLaneOfTheirThread) {
     ASSERT_EQ(eleven.marks_of(MarkKind::Signal).size(), 1u);
     EXPECT_EQ(eleven.marks_of(MarkKind::Signal)[0].time, 66u);
     EXPECT_EQ(
-        std::get<SignalEvent>(recording_->events[eleven.marks_of(MarkKind::Signal)[0].event_index].payload)
+        std::get<SignalEvent>(recording_->events.at(eleven.marks_of(MarkKind::Signal)[0].event_index).payload)
             .number,
         SIGUSR1);
     EXPECT_EQ(eleven.marks_of(MarkKind::Exec).size(), 1u);
@@ -139,8 +139,8 @@ TEST_F(TimelineModelTest, EventAtPrefersNearbyMarksThenTheSlice) {
     // Near the syscall at 51 in tid 10's slice [50,60).
     const auto near_mark = model().event_at(lane(10), 50.5, 51.6);
     ASSERT_TRUE(near_mark);
-    EXPECT_TRUE(std::holds_alternative<SyscallEvent>(recording_->events[*near_mark].payload));
-    EXPECT_EQ(recording_->events[*near_mark].time, 51u);
+    EXPECT_TRUE(std::holds_alternative<SyscallEvent>(recording_->events.at(*near_mark).payload));
+    EXPECT_EQ(recording_->events.at(*near_mark).time, 51u);
     // In the middle of the slice, far from marks: the Schedule event that began it.
     const auto in_slice = model().event_at(lane(10), 55, 56);
     ASSERT_TRUE(in_slice);
@@ -152,13 +152,13 @@ TEST_F(TimelineModelTest, EventAtPrefersNearbyMarksThenTheSlice) {
 TEST_F(TimelineModelTest, PositionOfAnEventIsItsLaneAndTime) {
     for (uint64_t i = 0; i < recording_->events.size(); ++i) {
         const EventPosition position = model().position_of(i);
-        EXPECT_EQ(model().lanes()[position.lane].tid, recording_->events[i].tid);
-        EXPECT_EQ(position.time, recording_->events[i].time);
+        EXPECT_EQ(model().lanes()[position.lane].tid, recording_->events.at(i).tid);
+        EXPECT_EQ(position.time, recording_->events.at(i).time);
     }
 }
 
 TEST_F(TimelineModelTest, EventOrderAxisUsesEventIndices) {
-    const TimelineModel by_index(recording_->events, TimeAxis::EventOrder);
+    const TimelineModel by_index(recording_->columns, TimeAxis::EventOrder);
     EXPECT_EQ(by_index.axis(), TimeAxis::EventOrder);
     EXPECT_EQ(by_index.end_time(), recording_->events.size() - 1);
     const ThreadLane& ten = by_index.lanes()[by_index.lane_of_tid(10).value()];
@@ -174,7 +174,7 @@ TEST_F(TimelineModelTest, EventOrderAxisUsesEventIndices) {
 TEST(TimelineModelWithoutSchedule, TheFirstThreadHoldsTheToken) {
     const std::vector<Event> events{Event{5, 1, 1, SyscallEvent{1, {}, 0, false, {}}},
                                     Event{25, 1, 1, ThreadExitEvent{0, true}}};
-    const TimelineModel model(events);
+    const TimelineModel model(columns_of_events(events));
     ASSERT_EQ(model.lanes().size(), 1u);
     ASSERT_EQ(model.lanes()[0].slices.size(), 1u);
     EXPECT_EQ(model.lanes()[0].slices[0].begin, 5u);
@@ -182,7 +182,7 @@ TEST(TimelineModelWithoutSchedule, TheFirstThreadHoldsTheToken) {
 }
 
 TEST(TimelineModelWithoutEvents, HasNoLanes) {
-    const TimelineModel model(std::vector<Event>{});
+    const TimelineModel model(EventColumns{});
     EXPECT_TRUE(model.lanes().empty());
     EXPECT_LT(model.begin_time(), model.end_time());
 }

@@ -71,8 +71,8 @@ TEST_F(TimelineViewTest, ClickSelectsTheEventUnderTheCursor) {
     QTest::mouseClick(&view_, Qt::LeftButton, {}, QPoint(xAt(51), barY(lane(10))));
     ASSERT_EQ(clicked.count(), 1);
     const auto index = clicked.at(0).at(0).value<quint64>();
-    EXPECT_EQ(recording_->events[index].time, 51u);
-    EXPECT_TRUE(std::holds_alternative<SyscallEvent>(recording_->events[index].payload));
+    EXPECT_EQ(recording_->events.at(index).time, 51u);
+    EXPECT_TRUE(std::holds_alternative<SyscallEvent>(recording_->events.at(index).payload));
     EXPECT_EQ(view_.selectedEvent(), index);
     // In the middle of tid 13's long slice: its Schedule event.
     QTest::mouseClick(&view_, Qt::LeftButton, {}, QPoint(xAt(85), barY(lane(13))));
@@ -83,7 +83,7 @@ TEST_F(TimelineViewTest, ClickSelectsTheEventUnderTheCursor) {
 
 TEST_F(TimelineViewTest, SelectionIsDrawnOnTheEvent) {
     const uint64_t signal = 18;
-    ASSERT_TRUE(std::holds_alternative<SignalEvent>(recording_->events[signal].payload));
+    ASSERT_TRUE(std::holds_alternative<SignalEvent>(recording_->events.at(signal).payload));
     view_.setSelectedEvent(signal);
     const QImage image = view_.grab().toImage();
     EXPECT_EQ(image.pixelColor(xAt(66), barY(lane(11))), QColor(0x10, 0x10, 0x10));

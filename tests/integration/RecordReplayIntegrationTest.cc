@@ -86,6 +86,11 @@ TEST_F(RecordReplayTest, MultithreadedGuestsReplayTheirSchedule) {
     record_and_replay({guest_path("tracer_threads")});
 }
 
+TEST_F(RecordReplayTest, AlarmsAndTimedWaitsReplay) {
+    record_and_replay({guest_path("tracer_alarm")});
+    record_and_replay({guest_path("tracer_timed_wait")});
+}
+
 TEST_F(RecordReplayTest, PipelinesReplay) {
     EXPECT_EQ(record_and_replay({"sh", "-c", "seq 1 1000 | sort -rn | head -2"}), "1000\n999\n");
     record_and_replay({"sh", "-c", "seq 1 3000 | tr 1 x | wc -c; echo done"});

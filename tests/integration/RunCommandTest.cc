@@ -202,6 +202,18 @@ TEST(HermitRun, VerifyOfAMultithreadedGuestFindsIdenticalRuns) {
     EXPECT_EQ(result.stdout_text, "total=10000 finished=4\n");
 }
 
+// Timers and timed waits run on the virtual clock: exact durations, no waiting, the same every run.
+TEST(HermitRun, AlarmsAndTimedWaitsUseTheVirtualClock) {
+    auto alarm = run_process({hermit_binary(), "run", "--verify", "--", guest_path("tracer_alarm")}, "", 60);
+    EXPECT_EQ(alarm.exit_status, 0) << alarm.stderr_text;
+    EXPECT_EQ(alarm.stdout_text.rfind("alarm after 2000 ms, ticks=1\nticks=6 loops=", 0), 0u)
+        << alarm.stdout_text;
+    auto timed =
+        run_process({hermit_binary(), "run", "--verify", "--", guest_path("tracer_timed_wait")}, "", 60);
+    EXPECT_EQ(timed.exit_status, 0) << timed.stderr_text;
+    EXPECT_EQ(timed.stdout_text.rfind("poll=0 after 50 ms\n", 0), 0u) << timed.stdout_text;
+}
+
 // The parent learns of a child's exit (SIGCHLD, wait4) at the same point of every run.
 TEST(HermitRun, VerifyOfAPipelineFindsIdenticalRuns) {
     auto result = run_process(

@@ -1,6 +1,7 @@
 # Unit tests of the virtualization modules (tracer/virt/ and tracer/Virtualizer).
 add_executable(tracer_virt_tests
   virt/VirtualClockTest.cc
+  virt/AlarmTimersTest.cc
   virt/EpochTest.cc
   virt/GuestRandomTest.cc
   virt/CpuidTableTest.cc

@@ -1,0 +1,100 @@
+// AlarmTimers against a real process: SIGALRM arrives when the virtual clock passes the deadline, never
+// before, and periodic timers re-arm; the settings read back like getitimer(2).
+#include "tracer/virt/AlarmTimers.h"
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace hermit::tracer::virt {
+namespace {
+
+constexpr uint64_t kMs = 1'000'000;
+
+itimerval after(long milliseconds, long interval_milliseconds = 0) {
+    return itimerval{{interval_milliseconds / 1000, interval_milliseconds % 1000 * 1000},
+                     {milliseconds / 1000, milliseconds % 1000 * 1000}};
+}
+
+// A child that blocks SIGALRM and reports through its exit status whether one is pending.
+class AlarmTarget {
+public:
+    AlarmTarget() {
+        sigset_t alarm_only;
+        sigemptyset(&alarm_only);
+        sigaddset(&alarm_only, SIGALRM);
+        sigprocmask(SIG_BLOCK, &alarm_only, &saved_);
+        pid_ = fork();
+        if (pid_ == 0) {
+            int received = 0;
+            timespec limit{5, 0};
+            received = sigtimedwait(&alarm_only, nullptr, &limit) == SIGALRM;
+            _exit(received ? 0 : 1);
+        }
+    }
+    ~AlarmTarget() {
+        if (pid_ > 0) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+        sigprocmask(SIG_SETMASK, &saved_, nullptr);
+    }
+    pid_t pid() const { return pid_; }
+    bool received_alarm() {
+        int status = 0;
+        waitpid(pid_, &status, 0);
+        pid_ = 0;
+        return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
+
+private:
+    pid_t pid_ = 0;
+    sigset_t saved_{};
+};
+
+TEST(AlarmTimers, FiresOnlyOnceVirtualTimePassesTheDeadline) {
+    VirtualClock clock;
+    AlarmTimers timers(clock);
+    AlarmTarget target;
+    timers.set(target.pid(), after(20));
+    EXPECT_EQ(timers.next_deadline(), 20 * kMs);
+    clock.sleep(19 * kMs);
+    timers.fire_due();
+    EXPECT_TRUE(timers.next_deadline().has_value()) << "fired early";
+    clock.sleep(1 * kMs);
+    timers.fire_due();
+    EXPECT_FALSE(timers.next_deadline().has_value()) << "a one-shot timer is disarmed once it fired";
+    EXPECT_TRUE(target.received_alarm());
+}
+
+TEST(AlarmTimers, PeriodicTimerReArmsAfterItsInterval) {
+    VirtualClock clock;
+    AlarmTimers timers(clock);
+    AlarmTarget target;
+    timers.set(target.pid(), after(10, 5));
+    clock.sleep(12 * kMs);
+    timers.fire_due();
+    EXPECT_EQ(timers.next_deadline(), 15 * kMs);
+    EXPECT_TRUE(target.received_alarm());
+}
+
+TEST(AlarmTimers, SettingReportsThePreviousTimerAndZeroDisarms) {
+    VirtualClock clock;
+    AlarmTimers timers(clock);
+    const pid_t someone = 12345;
+    EXPECT_EQ(timers.set(someone, after(1500, 100)).it_value.tv_sec, 0);
+    clock.sleep(500 * kMs);
+    itimerval current = timers.get(someone);
+    EXPECT_EQ(current.it_value.tv_sec, 1);
+    EXPECT_EQ(current.it_value.tv_usec, 0);
+    EXPECT_EQ(current.it_interval.tv_usec, 100000);
+    itimerval previous = timers.set(someone, after(0));
+    EXPECT_EQ(previous.it_value.tv_sec, 1);
+    EXPECT_FALSE(timers.next_deadline().has_value());
+    EXPECT_EQ(timers.get(someone).it_value.tv_sec, 0);
+}
+
+} // namespace
+} // namespace hermit::tracer::virt

@@ -1,0 +1,17 @@
+#pragma once
+// TimerSource: timers the guest armed on its virtual clock (the Virtualizer's alarm timers). The Session
+// fires the due ones at every scheduling point and, when every guest thread waits, lets virtual time jump
+// to the next deadline, so a timer fires at the same point of every run.
+
+namespace hermit::tracer {
+
+class TimerSource {
+public:
+    virtual ~TimerSource() = default;
+    // Delivers the timers whose deadline has passed (their signals become pending in the guest).
+    virtual void fire_due_timers() = 0;
+    // Moves virtual time to the next deadline and fires what is due then; false when no timer is armed.
+    virtual bool advance_to_next_timer() = 0;
+};
+
+} // namespace hermit::tracer
