@@ -314,29 +314,23 @@ public:
         return quote_string(*text, !complete);
     }
 
+    // A NULL-terminated array of string pointers (argv); counting stops one past the limit, which is
+    // enough for array() to print "...".
     std::string string_array(uint64_t address) {
-        if (address == 0) {
-            return "NULL";
-        }
-        std::string text = "[";
-        for (size_t i = 0;; ++i) {
-            auto element = memory_.read_value<uint64_t>(address + i * 8);
+        uint64_t count = 0;
+        for (; address != 0 && count <= options_.array_limit; ++count) {
+            auto element = memory_.read_value<uint64_t>(address + count * 8);
             if (!element) {
                 return pointer(address);
             }
             if (*element == 0) {
                 break;
             }
-            if (i != 0) {
-                text += ", ";
-            }
-            if (i == options_.array_limit) {
-                text += "...";
-                break;
-            }
-            text += string(*element, options_.string_limit);
         }
-        return text + "]";
+        return array(address, count, [&](uint64_t i) -> std::optional<std::string> {
+            auto element = memory_.read_value<uint64_t>(address + i * 8);
+            return element ? std::optional(string(*element, options_.string_limit)) : std::nullopt;
+        });
     }
 
     std::string environment(uint64_t address) {
@@ -393,78 +387,44 @@ public:
 
     // iovec array; `bytes_available` limits how much of each buffer is shown (the result at exit).
     std::string iovecs(uint64_t address, uint64_t count, std::optional<uint64_t> bytes_available) {
-        if (address == 0) {
-            return "NULL";
-        }
-        std::string text = "[";
-        for (uint64_t i = 0; i < count; ++i) {
-            if (i != 0) {
-                text += ", ";
-            }
-            if (i == options_.array_limit) {
-                text += "...";
-                break;
-            }
+        return array(address, count, [&](uint64_t i) -> std::optional<std::string> {
             auto base = memory_.read_value<uint64_t>(address + i * 16);
             auto length = memory_.read_value<uint64_t>(address + i * 16 + 8);
             if (!base || !length) {
-                return pointer(address);
+                return std::nullopt;
             }
             uint64_t shown = *length;
             if (bytes_available) {
                 shown = std::min(shown, *bytes_available);
                 *bytes_available -= shown;
             }
-            text += fmt::format("{{iov_base={}, iov_len={}}}", bytes(*base, shown), *length);
-        }
-        return text + "]";
+            return fmt::format("{{iov_base={}, iov_len={}}}", bytes(*base, shown), *length);
+        });
     }
 
     std::string pollfds(uint64_t address, uint64_t count) {
-        if (address == 0) {
-            return "NULL";
-        }
-        std::string text = "[";
-        for (uint64_t i = 0; i < count; ++i) {
-            if (i != 0) {
-                text += ", ";
+        return array(address, count, [&](uint64_t i) -> std::optional<std::string> {
+            auto entry = read_pollfd(address, i);
+            if (!entry) {
+                return std::nullopt;
             }
-            if (i == options_.array_limit) {
-                text += "...";
-                break;
-            }
-            struct {
-                int32_t fd;
-                int16_t events;
-                int16_t revents;
-            } entry;
-            if (!memory_.read(address + i * sizeof entry, &entry, sizeof entry)) {
-                return pointer(address);
-            }
-            text += fmt::format("{{fd={}, events={}}}", entry.fd,
-                                format_poll_events(static_cast<uint16_t>(entry.events)));
-        }
-        return text + "]";
+            return fmt::format("{{fd={}, events={}}}", entry->fd,
+                               format_poll_events(static_cast<uint16_t>(entry->events)));
+        });
     }
 
     // The entries the kernel marked ready, as strace appends them after poll's result.
     std::string ready_pollfds(uint64_t address, uint64_t count) {
         std::string text = "[";
-        bool first = true;
         for (uint64_t i = 0; i < std::min<uint64_t>(count, options_.array_limit); ++i) {
-            struct {
-                int32_t fd;
-                int16_t events;
-                int16_t revents;
-            } entry;
-            if (!memory_.read(address + i * sizeof entry, &entry, sizeof entry)) {
+            auto entry = read_pollfd(address, i);
+            if (!entry) {
                 return pointer(address);
             }
-            if (entry.revents != 0) {
-                text += first ? "" : ", ";
-                first = false;
-                text += fmt::format("{{fd={}, revents={}}}", entry.fd,
-                                    format_poll_events(static_cast<uint16_t>(entry.revents)));
+            if (entry->revents != 0) {
+                text += text.size() == 1 ? "" : ", ";
+                text += fmt::format("{{fd={}, revents={}}}", entry->fd,
+                                    format_poll_events(static_cast<uint16_t>(entry->revents)));
             }
         }
         return text + "]";
@@ -564,6 +524,44 @@ public:
     }
 
 private:
+    struct PollFd {
+        int32_t fd;
+        int16_t events;
+        int16_t revents;
+    };
+
+    std::optional<PollFd> read_pollfd(uint64_t address, uint64_t index) {
+        PollFd entry;
+        if (!memory_.read(address + index * sizeof entry, &entry, sizeof entry)) {
+            return std::nullopt;
+        }
+        return entry;
+    }
+
+    // "[e0, e1, ...]": at most array_limit elements, then "...". `element(i)` returns nullopt when the
+    // guest memory of element i cannot be read; the whole array then prints as its address, like strace.
+    template <typename ElementText> std::string array(uint64_t address, uint64_t count, ElementText element) {
+        if (address == 0) {
+            return "NULL";
+        }
+        std::string text = "[";
+        for (uint64_t i = 0; i < count; ++i) {
+            if (i != 0) {
+                text += ", ";
+            }
+            if (i == options_.array_limit) {
+                text += "...";
+                break;
+            }
+            std::optional<std::string> element_text = element(i);
+            if (!element_text) {
+                return pointer(address);
+            }
+            text += *element_text;
+        }
+        return text + "]";
+    }
+
     static std::string stat_summary(uint32_t mode, uint64_t rdev, int64_t size, std::string_view prefix) {
         uint32_t type = mode & 0170000;
         if (type == 020000 || type == 060000) {

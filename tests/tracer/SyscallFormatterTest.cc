@@ -231,6 +231,31 @@ TEST_F(SyscallFormatterTest, WritevAndReadvIovecs) {
               "readv(0, [{iov_base=\"abc\", iov_len=3}, {iov_base=\"d\", iov_len=5}], 2) = 4");
 }
 
+TEST_F(SyscallFormatterTest, ArraysStopAtTheLimitAndPrintUnreadableOnesAsTheirAddress) {
+    SyscallFormatter limited(SyscallFormatOptions{.string_limit = 32, .array_limit = 2});
+    memory.place_string(0x1000, "/bin/ls");
+    memory.place_string(0x1100, "ls");
+    memory.place_string(0x1200, "-l");
+    memory.place_string(0x1300, "-a");
+    uint64_t argv[] = {0x1100, 0x1200, 0x1300, 0};
+    memory.place(0x2000, argv, sizeof argv);
+    uint64_t two_arguments[] = {0x1100, 0x1200, 0};
+    memory.place(0x2100, two_arguments, sizeof two_arguments);
+    auto execve_line = [&](uint64_t argv_address) {
+        PendingSyscall call = limited.format_entry(memory, __NR_execve, {0x1000, argv_address, 0});
+        return limited.format_exit(memory, call, 0);
+    };
+    EXPECT_EQ(execve_line(0x2000), "execve(\"/bin/ls\", [\"ls\", \"-l\", ...], NULL) = 0");
+    EXPECT_EQ(execve_line(0x2100), "execve(\"/bin/ls\", [\"ls\", \"-l\"], NULL) = 0");
+    EXPECT_EQ(execve_line(0x9000), "execve(\"/bin/ls\", 0x9000, NULL) = 0");
+
+    // The second iovec lies past the placed page: the whole array prints as its address.
+    uint64_t iovec[] = {0x1100, 2};
+    memory.place(0x3ff0, iovec, sizeof iovec);
+    EXPECT_EQ(line(__NR_writev, {1, 0x3ff0, 2}, 2), "writev(1, 0x3ff0, 2) = 2");
+    EXPECT_EQ(line(__NR_writev, {1, 0, 0}, -EFAULT), "writev(1, NULL, 0) = -1 EFAULT (Bad address)");
+}
+
 TEST_F(SyscallFormatterTest, PollShowsReadyEntriesAfterTheResult) {
     struct pollfd fds[] = {{3, POLLIN, 0}, {4, POLLIN | POLLOUT, 0}};
     memory.place(0x1000, fds, sizeof fds);
