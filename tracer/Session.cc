@@ -162,6 +162,9 @@ struct Session::State {
     uint64_t logical_time_ns = 0;
     std::function<uint64_t()> time_source;
     uint64_t event_count = 0;
+    // Every wait status handled: the tracer's main cost (a stop is a round trip through the kernel and
+    // two context switches), reported at the end so benchmarks can compare runs independently of load.
+    uint64_t stop_count = 0;
     pid_t holder = 0; // host tid of the thread holding the run token, 0 when nobody runs
     int64_t check_interval_ns = kFirstCheckNs;
     int all_blocked_rounds = 0;
@@ -464,6 +467,7 @@ struct Session::State {
             // arrived yet, so wait for it here.
             int status = 0;
             if (waitpid(child_tid, &status, __WALL) == child_tid) {
+                ++stop_count;
                 if (WIFSTOPPED(status)) {
                     child.state = ThreadState::Ready;
                 } else {
@@ -600,6 +604,7 @@ struct Session::State {
             if (result < 0 && errno == EINTR) {
                 continue;
             }
+            stop_count += result == host_tid ? 1 : 0;
             if (result != host_tid || WIFEXITED(status) || WIFSIGNALED(status)) {
                 on_gone(host_tid, result == host_tid ? status : 0);
                 return;
@@ -761,6 +766,7 @@ struct Session::State {
     }
 
     void handle_status(pid_t host_tid, int status) {
+        ++stop_count;
         spdlog::trace("wait status {:#x} of thread {} (token holder {})", status, host_tid, holder);
         if (host_tid == launched.intermediate) {
             intermediate_reaped = true;
@@ -1065,6 +1071,7 @@ int Session::run() {
         throw;
     }
     sigprocmask(SIG_SETMASK, &state.saved_mask, nullptr);
+    spdlog::debug("guest done: {} ptrace stops, {} events", state.stop_count, state.event_count);
     if (state.termination_signal != 0) {
         return 128 + state.termination_signal;
     }
