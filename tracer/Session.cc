@@ -1033,17 +1033,21 @@ int Session::run() {
     launch.disable_aslr = options.disable_aslr;
 
     std::set<int> trapped;
+    std::vector<ConditionalTrap> trapped_conditionally;
     if (options.deterministic_scheduling) {
         trapped = kSchedulerSyscalls;
     }
     for (SyscallInterceptor* interceptor : state.interceptors) {
         std::set<int> wanted = interceptor->trapped_syscalls();
         trapped.insert(wanted.begin(), wanted.end());
+        std::vector<ConditionalTrap> wanted_conditionally = interceptor->conditionally_trapped_syscalls();
+        trapped_conditionally.insert(trapped_conditionally.end(), wanted_conditionally.begin(),
+                                     wanted_conditionally.end());
         state.faults_enabled |= interceptor->handles_faults();
     }
     launch.trap_cpuid = options.trap_cpuid && state.faults_enabled;
     launch.trap_rdtsc = options.trap_rdtsc && state.faults_enabled;
-    SeccompFilter filter(trapped);
+    SeccompFilter filter(trapped, trapped_conditionally);
     launch.filter = &filter;
 
     // Stops arrive as SIGCHLD and termination requests as signals: both are taken with sigtimedwait.
