@@ -26,8 +26,8 @@ int run_probe(void* probe) {
 
 // Runs `probe` in a child task and returns whether it reported success. The child shares hermit's memory
 // (CLONE_VM) and hermit waits until it exits (CLONE_VFORK): the per-task settings the probes try never
-// reach hermit, and no address space is copied. A fork of hermit, with its ~60 mapped libraries, cost
-// 1-4 ms per probe, two probes per run.
+// reach hermit, and no address space is copied (a fork, which copies all of hermit's mappings, cost
+// 1-4 ms per probe here).
 bool in_child(Probe probe) {
     alignas(16) char stack[16384]; // the child runs on it while hermit is suspended
     const pid_t child = clone(run_probe, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &probe);
