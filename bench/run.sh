@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Times each workload natively, under `strace -f`, `hermit run`, `hermit run --strace-only` (to compare
 # hermit's ptrace loop with strace's), `hermit record start` and `hermit replay --autopilot`, and prints a
-# Markdown table of medians, ratios and the size of a recording per second of recorded run. Workloads and
-# modes are the data arrays below: a mode is one more "name|command prefix" line (replay, which needs a
-# recording first, is the one mode handled apart in the loop).
+# Markdown table of medians, ratios, the size of a recording per second of recorded run and the ptrace stops
+# of one `hermit run` (load-independent, unlike the seconds). Workloads and modes are the data arrays below:
+# a mode is one more "name|command prefix" line (replay, which needs a recording first, is the one mode
+# handled apart in the loop).
 #
 # Usage: ./bench/run.sh [--quick] BUILD_DIR
 #   --quick  one run per cell and a tenth of the loop counts (a smoke test, not a measurement)
@@ -107,6 +108,15 @@ ratio() {
     fi
 }
 
+# Prints the ptrace stops of one `hermit run` of COMMAND after PREPARE (its debug log counts them): unlike
+# seconds, they do not depend on the machine's load.
+hermit_stops() {
+    local prepare=$1 command=$2
+    bash -c "$prepare" >/dev/null 2>&1
+    bash -c "timeout $time_limit $hermit --log=debug run -- $command" 2>&1 >/dev/null |
+        sed -n 's/.*guest done: \([0-9]*\) ptrace stops.*/\1/p' | grep . || echo "-"
+}
+
 # Prints the size of the latest recording, "N B".
 recording_size() {
     echo "$(du -sbL "$recordings/latest" | cut -f1) B"
@@ -124,8 +134,8 @@ rate() {
 header="| workload |"
 rule="| --- |"
 for mode in "${modes[@]}"; do header+=" ${mode%%|*} s |"; rule+=" ---: |"; done
-header+=" hermit/native | hermit/strace | strace-only/strace | record/hermit | replay/record | recording size | recording rate |"
-rule+=" ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+header+=" hermit/native | hermit/strace | strace-only/strace | record/hermit | replay/record | recording size | recording rate | hermit stops |"
+rule+=" ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 echo "$header"
 echo "$rule"
 
@@ -150,7 +160,7 @@ for workload in "${workloads[@]}"; do
     row+=" $(ratio "${seconds[hermit]}" "${seconds[native]}") | $(ratio "${seconds[hermit]}" "${seconds[strace -f]}") |"
     row+=" $(ratio "${seconds[hermit --strace-only]}" "${seconds[strace -f]}") |"
     row+=" $(ratio "${seconds[record]}" "${seconds[hermit]}") | $(ratio "${seconds[replay]}" "${seconds[record]}") |"
-    row+=" $size | $(rate "$size" "${seconds[record]}") |"
+    row+=" $size | $(rate "$size" "${seconds[record]}") | $(hermit_stops "$prepare" "$command") |"
     echo "$row"
     unset seconds
 done

@@ -5,6 +5,9 @@
 #include "formats/RecordingStore.h"
 #include "gui/GuiLauncher.h"
 
+#include <dlfcn.h>
+
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +22,22 @@ struct GuiArguments {
     std::string screenshot;
     bool event_order = false;
 };
+
+// The GUI lives in a module next to the hermit binary (gui/GuiModule.cc), loaded only here so that the
+// other commands do not load Qt. It stays loaded: Qt does not support being unloaded.
+int run_gui_module(const gui::GuiRequest& request) {
+    const std::filesystem::path module =
+        std::filesystem::read_symlink("/proc/self/exe").parent_path() / "hermit-gui.so";
+    void* handle = dlopen(module.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+        throw Error(ErrorCode::GuiUnavailable, dlerror());
+    }
+    auto* run = reinterpret_cast<int (*)(const gui::GuiRequest*)>(dlsym(handle, "hermit_gui_run"));
+    if (run == nullptr) {
+        throw Error(ErrorCode::GuiUnavailable, dlerror());
+    }
+    return run(&request);
+}
 
 int run_gui_command(const GuiArguments& arguments) {
     if (!arguments.recording.empty() && !arguments.diff.empty()) {
@@ -38,7 +57,7 @@ int run_gui_command(const GuiArguments& arguments) {
         request.screenshot = arguments.screenshot;
     }
     request.syscall_names = tracer_syscall_names();
-    return gui::run_gui(request);
+    return run_gui_module(request);
 }
 
 } // namespace

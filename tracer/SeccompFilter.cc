@@ -23,7 +23,7 @@ struct ContextDeleter {
 
 } // namespace
 
-SeccompFilter::SeccompFilter(const std::set<int>& trapped) {
+SeccompFilter::SeccompFilter(const std::set<int>& trapped, const std::vector<ConditionalTrap>& conditional) {
     const bool trap_all = trapped.count(SyscallInterceptor::kAllSyscalls) != 0;
     std::unique_ptr<void, ContextDeleter> context(
         seccomp_init(trap_all ? SCMP_ACT_TRACE(0) : SCMP_ACT_ALLOW));
@@ -36,6 +36,18 @@ SeccompFilter::SeccompFilter(const std::set<int>& trapped) {
             if (result != 0) {
                 throw Error(ErrorCode::SeccompUnavailable,
                             "cannot trap syscall " + std::to_string(number) + ": " + std::strerror(-result));
+            }
+        }
+        for (const ConditionalTrap& trap : conditional) {
+            if (trapped.count(trap.number) != 0) {
+                continue;
+            }
+            int result = seccomp_rule_add(context.get(), SCMP_ACT_TRACE(0), trap.number, 1,
+                                          SCMP_CMP(trap.argument, SCMP_CMP_MASKED_EQ, trap.mask, trap.value));
+            if (result != 0) {
+                throw Error(ErrorCode::SeccompUnavailable, "cannot trap syscall " +
+                                                               std::to_string(trap.number) +
+                                                               " conditionally: " + std::strerror(-result));
             }
         }
     }

@@ -162,6 +162,9 @@ struct Session::State {
     uint64_t logical_time_ns = 0;
     std::function<uint64_t()> time_source;
     uint64_t event_count = 0;
+    // Every wait status handled: the tracer's main cost (a stop is a round trip through the kernel and
+    // two context switches), reported at the end so benchmarks can compare runs independently of load.
+    uint64_t stop_count = 0;
     pid_t holder = 0; // host tid of the thread holding the run token, 0 when nobody runs
     int64_t check_interval_ns = kFirstCheckNs;
     int all_blocked_rounds = 0;
@@ -464,6 +467,7 @@ struct Session::State {
             // arrived yet, so wait for it here.
             int status = 0;
             if (waitpid(child_tid, &status, __WALL) == child_tid) {
+                ++stop_count;
                 if (WIFSTOPPED(status)) {
                     child.state = ThreadState::Ready;
                 } else {
@@ -600,6 +604,7 @@ struct Session::State {
             if (result < 0 && errno == EINTR) {
                 continue;
             }
+            stop_count += result == host_tid ? 1 : 0;
             if (result != host_tid || WIFEXITED(status) || WIFSIGNALED(status)) {
                 on_gone(host_tid, result == host_tid ? status : 0);
                 return;
@@ -761,6 +766,7 @@ struct Session::State {
     }
 
     void handle_status(pid_t host_tid, int status) {
+        ++stop_count;
         spdlog::trace("wait status {:#x} of thread {} (token holder {})", status, host_tid, holder);
         if (host_tid == launched.intermediate) {
             intermediate_reaped = true;
@@ -1027,17 +1033,21 @@ int Session::run() {
     launch.disable_aslr = options.disable_aslr;
 
     std::set<int> trapped;
+    std::vector<ConditionalTrap> trapped_conditionally;
     if (options.deterministic_scheduling) {
         trapped = kSchedulerSyscalls;
     }
     for (SyscallInterceptor* interceptor : state.interceptors) {
         std::set<int> wanted = interceptor->trapped_syscalls();
         trapped.insert(wanted.begin(), wanted.end());
+        std::vector<ConditionalTrap> wanted_conditionally = interceptor->conditionally_trapped_syscalls();
+        trapped_conditionally.insert(trapped_conditionally.end(), wanted_conditionally.begin(),
+                                     wanted_conditionally.end());
         state.faults_enabled |= interceptor->handles_faults();
     }
     launch.trap_cpuid = options.trap_cpuid && state.faults_enabled;
     launch.trap_rdtsc = options.trap_rdtsc && state.faults_enabled;
-    SeccompFilter filter(trapped);
+    SeccompFilter filter(trapped, trapped_conditionally);
     launch.filter = &filter;
 
     // Stops arrive as SIGCHLD and termination requests as signals: both are taken with sigtimedwait.
@@ -1065,6 +1075,7 @@ int Session::run() {
         throw;
     }
     sigprocmask(SIG_SETMASK, &state.saved_mask, nullptr);
+    spdlog::debug("guest done: {} ptrace stops, {} events", state.stop_count, state.event_count);
     if (state.termination_signal != 0) {
         return 128 + state.termination_signal;
     }

@@ -5,12 +5,14 @@
 // asked for the exit (StopAtExit) sees it, in reverse order, and may replace the result. When nobody
 // decided, the Session itself parks a syscall that would wait (tracer/WaitPredictor.h) like a Retry.
 //
-// Only syscalls in the union of trapped_syscalls() stop the guest: everything else runs at native speed.
+// Only syscalls in the union of trapped_syscalls(), and conditionally_trapped_syscalls() whose argument
+// matches, stop the guest: everything else runs at native speed.
 
 #include <array>
 #include <cstdint>
 #include <set>
 #include <sys/types.h>
+#include <vector>
 
 namespace hermit::tracer {
 
@@ -41,11 +43,23 @@ struct SyscallDecision {
     static SyscallDecision retry() { return {Kind::Retry}; }
 };
 
+// A syscall that stops the guest only when one of its arguments matches: (args[argument] & mask) == value.
+// The seccomp filter sees argument values, not the memory they point to (no paths).
+struct ConditionalTrap {
+    int number = 0;
+    unsigned argument = 0;
+    uint64_t mask = 0;
+    uint64_t value = 0;
+};
+
 class SyscallInterceptor {
 public:
     virtual ~SyscallInterceptor() = default;
     // Syscall numbers (x86_64) this interceptor needs to see. A set containing kAllSyscalls traps all.
     virtual std::set<int> trapped_syscalls() const = 0;
+    // Syscalls this interceptor needs to see only when an argument matches. Another interceptor's
+    // unconditional trap of the same syscall wins, so on_entry() must still expect the other calls.
+    virtual std::vector<ConditionalTrap> conditionally_trapped_syscalls() const { return {}; }
     virtual SyscallDecision on_entry(Task& task, const SyscallStop& stop) = 0;
     // `result` is the raw return value (negative errno); an interceptor may change it.
     virtual void on_exit(Task& /*task*/, const SyscallStop& /*stop*/, int64_t& /*result*/) {}

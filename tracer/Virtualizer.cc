@@ -64,6 +64,11 @@ bool is_open_syscall(int number) {
     return number == SYS_open || number == SYS_openat || number == SYS_openat2;
 }
 
+// The flags argument of open and openat (openat2 passes them in memory).
+unsigned open_flags_argument(int number) {
+    return number == SYS_open ? 1 : 2;
+}
+
 unsigned long long& argument_register(user_regs_struct& registers, int index) {
     switch (index) {
     case 0:
@@ -121,14 +126,30 @@ std::set<int> Virtualizer::trapped_syscalls() const {
     for (const auto& [number, emulation] : emulations()) {
         numbers.insert(number);
     }
+    numbers.erase(SYS_open);
+    numbers.erase(SYS_openat);
     numbers.insert({SYS_stat, SYS_fstat, SYS_lstat, SYS_newfstatat, SYS_statx, SYS_getdents64});
     return numbers;
+}
+
+// Only read-only opens can be redirected to a virtual file, and the filter can tell them apart: opens
+// for writing (a third of git's, for example) then cost no stop.
+std::vector<ConditionalTrap> Virtualizer::conditionally_trapped_syscalls() const {
+    std::vector<ConditionalTrap> traps;
+    for (int number : {SYS_open, SYS_openat}) {
+        traps.push_back({number, open_flags_argument(number), O_ACCMODE, O_RDONLY});
+    }
+    return traps;
 }
 
 SyscallDecision Virtualizer::on_entry(Task& task, const SyscallStop& stop) {
     const bool rewritten_at_exit = is_stat_syscall(stop.number) || stop.number == SYS_getdents64;
     const auto row = emulations().find(stop.number);
-    if (!rewritten_at_exit && row == emulations().end()) {
+    // Opens for writing reach here only when another interceptor traps every open: like untrapped ones,
+    // they must not move the clock.
+    const bool untrapped_open = (stop.number == SYS_open || stop.number == SYS_openat) &&
+                                (stop.args[open_flags_argument(stop.number)] & O_ACCMODE) != O_RDONLY;
+    if ((!rewritten_at_exit && row == emulations().end()) || untrapped_open) {
         // Only the guest's own questions move the clock: syscalls trapped for other interceptors can stop
         // a variable number of times (the scheduler re-probes blocking calls until they can complete).
         return SyscallDecision::pass();

@@ -43,6 +43,7 @@ public:
     explicit Virtualizer(const VirtualizationOptions& options);
 
     std::set<int> trapped_syscalls() const override;
+    std::vector<ConditionalTrap> conditionally_trapped_syscalls() const override;
     SyscallDecision on_entry(Task& task, const SyscallStop& stop) override;
     void on_exit(Task& task, const SyscallStop& stop, int64_t& result) override;
     bool handles_faults() const override { return true; }

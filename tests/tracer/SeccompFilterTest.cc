@@ -15,29 +15,37 @@
 namespace hermit::tracer {
 namespace {
 
-// Exit code of a child that installs `filter` and reports what getppid and getpid did.
-int child_outcome(const SeccompFilter& filter) {
+// Exit code of a child that installs `filter` and then runs `body`.
+int exit_code_under(const SeccompFilter& filter, int (*body)()) {
     pid_t child = fork();
     if (child == 0) {
         prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
         if (!filter.install()) {
             _exit(99);
         }
-        long parent = syscall(SYS_getppid);
-        int parent_errno = errno;
-        long self = syscall(SYS_getpid);
-        int code = 0;
-        if (parent == -1 && parent_errno == ENOSYS) {
-            code |= 1; // getppid trapped
-        }
-        if (self > 0) {
-            code |= 2; // getpid allowed
-        }
-        _exit(code);
+        _exit(body());
     }
     int status = 0;
     waitpid(child, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool trapped(long result) {
+    return result == -1 && errno == ENOSYS;
+}
+
+// Exit code of a child that installs `filter` and reports what getppid and getpid did.
+int child_outcome(const SeccompFilter& filter) {
+    return exit_code_under(filter, [] {
+        int code = 0;
+        if (trapped(syscall(SYS_getppid))) {
+            code |= 1;
+        }
+        if (syscall(SYS_getpid) > 0) {
+            code |= 2;
+        }
+        return code;
+    });
 }
 
 TEST(SeccompFilter, TrapsOnlyTheListedSyscalls) {
@@ -55,6 +63,22 @@ TEST(SeccompFilter, ProgramGrowsWithTheTrappedSet) {
     SeccompFilter small({SYS_getppid});
     SeccompFilter large({SYS_getppid, SYS_futex, SYS_wait4, SYS_kill, SYS_poll});
     EXPECT_GT(large.program().size(), small.program().size());
+}
+
+// getppid ignores its arguments, but the filter sees the registers: trapped only when arg0 & 3 == 1.
+TEST(SeccompFilter, TrapsConditionallyOnAnArgument) {
+    SeccompFilter filter({}, {{SYS_getppid, 0, 3, 1}});
+    EXPECT_EQ(exit_code_under(filter,
+                              [] {
+                                  return (trapped(syscall(SYS_getppid, 5)) ? 1 : 0) |
+                                         (trapped(syscall(SYS_getppid, 6)) ? 2 : 0);
+                              }),
+              1);
+}
+
+TEST(SeccompFilter, AnUnconditionalTrapWinsOverAConditionalOne) {
+    SeccompFilter filter({SYS_getppid}, {{SYS_getppid, 0, 3, 1}});
+    EXPECT_EQ(exit_code_under(filter, [] { return trapped(syscall(SYS_getppid, 6)) ? 1 : 0; }), 1);
 }
 
 } // namespace

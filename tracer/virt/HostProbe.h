@@ -7,7 +7,7 @@
 
 namespace hermit::tracer::virt {
 
-// Each probe that changes process state runs in a forked child, so the tracer itself is never affected.
+// Each probe that changes per-task state runs in a child task, so the tracer itself is never affected.
 bool probe_cpuid_faulting();
 bool probe_tsc_trapping();
 bool probe_branch_counter();
