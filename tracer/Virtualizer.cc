@@ -37,6 +37,20 @@ constexpr uint64_t kVirtualFreeRamBytes = 3ULL << 30;
 // The x86_64 ABI lets leaf functions use 128 bytes below rsp; a redirected path goes below that.
 constexpr uint64_t kRedZoneBytes = 128;
 
+// Positions a descriptor the guest holds: a pidfd_getfd duplicate shares its open file description.
+void seek_guest_descriptor(pid_t host_pid, int guest_fd, uint64_t offset) {
+    const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, host_pid, 0));
+    const int duplicate = pidfd < 0 ? -1 : static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, guest_fd, 0));
+    if (duplicate < 0 || lseek(duplicate, static_cast<off_t>(offset), SEEK_SET) < 0) {
+        spdlog::warn("cannot position the guest's descriptor {}: {}", guest_fd, std::strerror(errno));
+    }
+    for (int fd : {duplicate, pidfd}) {
+        if (fd >= 0) {
+            close(fd);
+        }
+    }
+}
+
 timespec to_timespec(int64_t ns) {
     return {ns / kNsPerSecond, ns % kNsPerSecond};
 }
@@ -480,7 +494,8 @@ SyscallDecision Virtualizer::redirect_open(Task& task, const SyscallStop& stop) 
     unsigned long long& path_register = argument_register(registers, path_index);
     pending_opens_[task.host_tid()] =
         PendingOpen{path_index, path_register,
-                    replacement->remove_after_open ? std::optional(replacement->host_path) : std::nullopt};
+                    replacement->remove_after_open ? std::optional(replacement->host_path) : std::nullopt,
+                    replacement->start_offset};
     path_register = address;
     task.set_registers(registers);
     return SyscallDecision::stop_at_exit();
@@ -497,6 +512,10 @@ void Virtualizer::finish_redirected_open(Task& task) {
     task.set_registers(registers);
     if (pending->second.remove_path) {
         unlink(pending->second.remove_path->c_str());
+    }
+    const auto guest_fd = static_cast<int64_t>(registers.rax);
+    if (pending->second.start_offset != 0 && guest_fd >= 0) {
+        seek_guest_descriptor(task.host_pid(), static_cast<int>(guest_fd), pending->second.start_offset);
     }
     pending_opens_.erase(pending);
 }

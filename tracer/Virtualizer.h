@@ -91,6 +91,7 @@ private:
         int path_register_index; // which argument held the path
         uint64_t original_path;
         std::optional<std::string> remove_path;
+        uint64_t start_offset;
     };
 
     HostFacts host_;

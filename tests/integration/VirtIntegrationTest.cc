@@ -71,6 +71,23 @@ TEST(VirtIntegrationTest, UrandomReadsFollowTheSeed) {
     EXPECT_NE(a.stdout_text, other.stdout_text);
 }
 
+TEST(VirtIntegrationTest, UrandomOpensReadMegabytesAndDifferFromEachOther) {
+    // dd reads 3 MiB in one go; the next two opens must not repeat each other's bytes.
+    const ProcessResult run = hermit_run(
+        {}, {"sh", "-c",
+             "dd if=/dev/urandom bs=1M count=3 2>/dev/null | wc -c; od -An -N16 -tx1 /dev/urandom; "
+             "od -An -N16 -tx1 /dev/random"});
+    ASSERT_EQ(run.exit_status, 0) << run.stderr_text;
+    const size_t first_line = run.stdout_text.find('\n');
+    ASSERT_NE(first_line, std::string::npos) << run.stdout_text;
+    EXPECT_EQ(run.stdout_text.substr(0, first_line), "3145728");
+    const size_t second_line = run.stdout_text.find('\n', first_line + 1);
+    const std::string urandom = run.stdout_text.substr(first_line + 1, second_line - first_line - 1);
+    const std::string random = run.stdout_text.substr(second_line + 1);
+    EXPECT_FALSE(urandom.empty());
+    EXPECT_EQ(random.find(urandom), std::string::npos) << run.stdout_text;
+}
+
 TEST(VirtIntegrationTest, DateFollowsTheEpoch) {
     const ProcessResult a = hermit_run({}, {"date", "-u"});
     const ProcessResult b = hermit_run({}, {"date", "-u"});

@@ -112,11 +112,34 @@ std::string VirtualFiles::random_uuid() {
     return text + "\n";
 }
 
+VirtualFiles::Replacement VirtualFiles::next_random_window() {
+    if (!random_file_ || random_windows_served_ == kWindowsPerRandomFile) {
+        // Guests that opened the previous file keep reading it through their descriptors.
+        if (random_file_) {
+            std::filesystem::remove(*random_file_);
+        }
+        random_file_ = new_file("random", "");
+        random_file_size_ = 0;
+        random_windows_served_ = 0;
+    }
+    const uint64_t start = random_windows_served_++ * kRandomWindow;
+    const uint64_t end = start + kRandomReadable;
+    std::string bytes(end - random_file_size_, '\0');
+    random_.fill(bytes.data(), bytes.size());
+    std::ofstream file(*random_file_, std::ios::binary | std::ios::app);
+    file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    file.close();
+    if (!file) {
+        throw Error(ErrorCode::TracerInternal,
+                    fmt::format("cannot write virtual file {}", random_file_->string()));
+    }
+    random_file_size_ = end;
+    return Replacement{random_file_->string(), false, start};
+}
+
 std::optional<VirtualFiles::Replacement> VirtualFiles::replacement(const std::string& guest_path) {
     if (guest_path == "/dev/urandom" || guest_path == "/dev/random") {
-        std::string bytes(kRandomFileSize, '\0');
-        random_.fill(bytes.data(), bytes.size());
-        return Replacement{new_file("random", bytes).string(), true};
+        return next_random_window();
     }
     if (guest_path == "/proc/sys/kernel/random/uuid") {
         return Replacement{new_file("uuid", random_uuid()).string(), true};

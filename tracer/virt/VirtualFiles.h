@@ -2,7 +2,8 @@
 // VirtualFiles: stand-ins for files whose contents differ between runs or hosts. When the guest opens one
 // of the paths below for reading, the Virtualizer points the open at a file hermit generated in a private
 // temporary directory instead:
-//   /dev/urandom, /dev/random          64 KiB of fresh guest-data PRNG bytes per open, then end of file
+//   /dev/urandom, /dev/random          guest-data PRNG bytes: each open starts at a fresh 64 KiB window of
+//                                      a shared file and can read at least 4 MiB before end of file
 //   /proc/sys/kernel/random/uuid       a fresh random UUID per open
 //   /proc/sys/kernel/random/boot_id    one UUID per run, from the seed
 //   /proc/uptime                       the virtual uptime (CLOCK_BOOTTIME) and idle time
@@ -25,6 +26,8 @@ public:
         std::string host_path;
         // The file serves one open only; remove it once the guest holds its descriptor.
         bool remove_after_open = false;
+        // Where the guest's descriptor must start reading (the open's window of a shared file).
+        uint64_t start_offset = 0;
     };
 
     // `random` and `clock` must outlive this object. Creates nothing until the first replacement.
@@ -37,16 +40,18 @@ public:
     // The file to open instead of `guest_path`, or nullopt when the path is not replaced.
     std::optional<Replacement> replacement(const std::string& guest_path);
 
-    // Every open materializes a whole file (hermit cannot see the guest's reads), so the size is what
-    // each open costs: about 0.06 ms plus 1 ms per MiB here. git opens /dev/urandom for every object it
-    // writes (480 opens to add 300 files): 4 MiB per open made `git add` 20x slower, 256 KiB still cost
-    // 0.14 s of its 0.6 s; 64 KiB costs 0.03 s and is still far more than the bytes readers take (a
-    // key or a seed; stdio reads 4 KiB).
-    static constexpr size_t kRandomFileSize = 64 << 10;
+    // Hermit cannot see the guest's reads, so every byte an open may read must exist in a file when it
+    // opens. Generating 4 MiB per open made `git add` (an open per object) 20x slower; instead opens
+    // share a file that grows by one window per open, and each open is positioned at its own window.
+    // A file serves kWindowsPerRandomFile opens, then a new one starts, so it never exceeds 8 MiB.
+    static constexpr uint64_t kRandomWindow = 64 << 10;
+    static constexpr uint64_t kRandomReadable = 4 << 20; // bytes every open can read before end of file
+    static constexpr uint64_t kWindowsPerRandomFile = 64;
 
 private:
     std::filesystem::path new_file(const std::string& stem, const std::string& contents);
     std::string random_uuid();
+    Replacement next_random_window();
 
     GuestRandom& random_;
     const VirtualClock& clock_;
@@ -55,6 +60,9 @@ private:
     std::optional<std::filesystem::path> cpuinfo_;
     std::optional<std::filesystem::path> cpu_range_;
     uint64_t files_made_ = 0;
+    std::optional<std::filesystem::path> random_file_;
+    uint64_t random_file_size_ = 0;
+    uint64_t random_windows_served_ = 0;
 };
 
 } // namespace hermit::tracer::virt

@@ -15,7 +15,7 @@ std::string contents(const std::string& path) {
     return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
 }
 
-TEST(VirtualFilesTest, UrandomIsSeededFreshPerOpenAndReproducible) {
+TEST(VirtualFilesTest, UrandomOpensGetFreshWindowsThatAreReproducible) {
     VirtualClock clock;
     GuestRandom random_a(5, GuestRandom::Stream::GuestData);
     GuestRandom random_b(5, GuestRandom::Stream::GuestData);
@@ -23,12 +23,35 @@ TEST(VirtualFilesTest, UrandomIsSeededFreshPerOpenAndReproducible) {
     VirtualFiles files_b(random_b, clock);
     const auto first = files_a.replacement("/dev/urandom");
     ASSERT_TRUE(first);
-    EXPECT_TRUE(first->remove_after_open);
-    const std::string first_bytes = contents(first->host_path);
-    EXPECT_EQ(first_bytes.size(), VirtualFiles::kRandomFileSize);
-    EXPECT_NE(contents(files_a.replacement("/dev/random")->host_path).substr(0, 64),
-              first_bytes.substr(0, 64));
-    EXPECT_EQ(contents(files_b.replacement("/dev/urandom")->host_path), first_bytes);
+    EXPECT_FALSE(first->remove_after_open);
+    EXPECT_EQ(first->start_offset, 0u);
+    const auto second = files_a.replacement("/dev/random");
+    EXPECT_EQ(second->host_path, first->host_path);
+    EXPECT_EQ(second->start_offset, VirtualFiles::kRandomWindow);
+    // Each open can read kRandomReadable bytes from its start, and its first bytes are new.
+    const std::string bytes = contents(first->host_path);
+    EXPECT_EQ(bytes.size(), second->start_offset + VirtualFiles::kRandomReadable);
+    EXPECT_NE(bytes.substr(0, 64), bytes.substr(second->start_offset, 64));
+    EXPECT_EQ(
+        contents(files_b.replacement("/dev/urandom")->host_path).substr(0, VirtualFiles::kRandomReadable),
+        bytes.substr(0, VirtualFiles::kRandomReadable));
+}
+
+TEST(VirtualFilesTest, AFullRandomFileIsReplacedAndRemoved) {
+    VirtualClock clock;
+    GuestRandom random(5, GuestRandom::Stream::GuestData);
+    VirtualFiles files(random, clock);
+    const std::string first_path = files.replacement("/dev/urandom")->host_path;
+    for (uint64_t open = 1; open < VirtualFiles::kWindowsPerRandomFile; ++open) {
+        ASSERT_EQ(files.replacement("/dev/urandom")->host_path, first_path);
+    }
+    EXPECT_EQ(std::filesystem::file_size(first_path),
+              (VirtualFiles::kWindowsPerRandomFile - 1) * VirtualFiles::kRandomWindow +
+                  VirtualFiles::kRandomReadable);
+    const auto next = files.replacement("/dev/urandom");
+    EXPECT_NE(next->host_path, first_path);
+    EXPECT_EQ(next->start_offset, 0u);
+    EXPECT_FALSE(std::filesystem::exists(first_path));
 }
 
 TEST(VirtualFilesTest, DescribesTheVirtualMachine) {
