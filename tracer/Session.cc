@@ -40,6 +40,9 @@ constexpr long kPtraceOptions = PTRACE_O_TRACESECCOMP | PTRACE_O_TRACECLONE | PT
 constexpr int64_t kFirstCheckNs = 1'000'000;
 constexpr int64_t kMaxCheckNs = 10'000'000;
 constexpr int64_t kSpinWarningNs = 2'000'000'000;
+// While every thread waits, virtual time jumps from timer to timer until a wait ends; periodic timers that
+// end none (an ignored signal, a timerfd nobody reads) stop it after this many jumps.
+constexpr int kMaxTimerJumps = 100000;
 
 // Syscalls the scheduler itself needs to see: futex waits, yields, waits for children, signals, sleeps and
 // I/O multiplexing. clone/fork/exec/exit are not here: their ptrace events already stop the guest.
@@ -66,6 +69,14 @@ bool scheduler_yields_before(const SyscallStop& stop) {
     }
     return stop.number != SYS_nanosleep && stop.number != SYS_clock_nanosleep &&
            kSchedulerSyscalls.count(stop.number) != 0;
+}
+
+// The syscall a thread is stopped in (at its entry, or interrupted in it), from its registers.
+SyscallStop syscall_stop_of(const user_regs_struct& registers) {
+    SyscallStop stop;
+    stop.number = static_cast<int>(registers.orig_rax);
+    stop.args = {registers.rdi, registers.rsi, registers.rdx, registers.r10, registers.r8, registers.r9};
+    return stop;
 }
 
 // The kernel's internal "restart me" results, seen at a syscall-exit stop of an interrupted syscall.
@@ -247,6 +258,13 @@ struct Session::State {
 
     bool wait_is_over(Thread& thread) { return !waits.would_wait(*thread.task, thread.syscall); }
 
+    // A thread found blocked in an untrapped syscall (a read of a pipe, eventfd, timerfd or signalfd) is
+    // worth retrying only once the prediction for that syscall says it would not wait; until then it
+    // waits like a parked thread (so virtual time may jump to a timer that ends its wait).
+    bool blocked_wait_is_over(Thread& thread) {
+        return !waits.would_wait(*thread.task, syscall_stop_of(thread.task->registers()));
+    }
+
     // The threads that may get the token, sorted by guest tid: ready and blocked threads, and waiting
     // threads whose wait is over. When there are none, every waiting thread: the guest now waits for the
     // outside world (or is deadlocked), and the one chosen waits in the kernel.
@@ -254,8 +272,10 @@ struct Session::State {
         std::vector<Thread*> result;
         std::vector<Thread*> waiting;
         for (auto& [host_tid, thread] : threads) {
-            if (thread.state == ThreadState::Ready || thread.state == ThreadState::Blocked) {
+            if (thread.state == ThreadState::Ready) {
                 result.push_back(&thread);
+            } else if (thread.state == ThreadState::Blocked) {
+                (blocked_wait_is_over(thread) ? result : waiting).push_back(&thread);
             } else if (thread.state == ThreadState::Waiting) {
                 (wait_is_over(thread) ? result : waiting).push_back(&thread);
             }
@@ -277,7 +297,9 @@ struct Session::State {
             timer_source->fire_due_timers();
         }
         std::vector<Thread*> runnable = candidates(only_waiting);
-        while (only_waiting && timer_source != nullptr && timer_source->advance_to_next_timer()) {
+        for (int jumps = 0; only_waiting && timer_source != nullptr && jumps < kMaxTimerJumps &&
+                            timer_source->advance_to_next_timer();
+             ++jumps) {
             // Nothing can happen before the next timer: its signal may end a wait.
             runnable = candidates(only_waiting);
         }
@@ -319,10 +341,7 @@ struct Session::State {
     // ---- stop handlers ----
     void on_seccomp_stop(Thread& thread) {
         Task& task = *thread.task;
-        const user_regs_struct& registers = task.registers();
-        SyscallStop stop;
-        stop.number = static_cast<int>(registers.orig_rax);
-        stop.args = {registers.rdi, registers.rsi, registers.rdx, registers.r10, registers.r8, registers.r9};
+        const SyscallStop stop = syscall_stop_of(task.registers());
 
         if (emulate_signal_to_namespace_init(thread, stop)) {
             return;
@@ -676,7 +695,9 @@ struct Session::State {
         }
         procfs::SignalDispositions dispositions = procfs::signal_dispositions(thread.task->host_tid());
         uint64_t bit = uint64_t{1} << (signal_number - 1);
-        return signal_number == SIGKILL || ((dispositions.caught | dispositions.ignored) & bit) == 0;
+        // A blocked signal stays pending (a signalfd or sigwait may take it) instead of killing.
+        return signal_number == SIGKILL ||
+               ((dispositions.caught | dispositions.ignored | dispositions.blocked) & bit) == 0;
     }
 
     // The kernel never lets a signal with the default action kill a pid namespace's init, but the guest's
@@ -880,27 +901,32 @@ struct Session::State {
             return;
         }
         check_interval_ns = std::min(check_interval_ns * 2, kMaxCheckNs);
-        if (state == 'R' && !thread->spin_warned && monotonic_ns() - thread->resumed_at_ns > kSpinWarningNs) {
+        if (state == 'R' && !thread->spin_warned && others_want_token() &&
+            monotonic_ns() - thread->resumed_at_ns > kSpinWarningNs) {
             thread->spin_warned = true;
             spdlog::warn("thread {} spins without syscalls; other threads wait (no PMU preemption)",
                          thread->task->tid());
         }
     }
 
-    // How long to let the holder run before checking on it; negative when no other thread could use the
-    // token anyway (then there is nothing to gain from interrupting it).
+    // Whether a thread other than the holder could use the token.
+    bool others_want_token() {
+        return std::any_of(threads.begin(), threads.end(), [this](const auto& entry) {
+            const ThreadState state = entry.second.state;
+            return entry.first != holder && (state == ThreadState::Ready || state == ThreadState::Blocked ||
+                                             state == ThreadState::Waiting);
+        });
+    }
+
+    // How long to let the holder run before checking on it; negative when neither another thread nor a
+    // timer could use the token (then there is nothing to gain from interrupting it). A holder blocked in
+    // the kernel may be waiting for a virtual timer, which only fires once it gives up the token.
     int64_t holder_timeout() {
         if (!deterministic() || holder == 0) {
             return -1;
         }
-        for (auto& [host_tid, thread] : threads) {
-            if (host_tid != holder &&
-                (thread.state == ThreadState::Ready || thread.state == ThreadState::Blocked ||
-                 thread.state == ThreadState::Waiting)) {
-                return check_interval_ns;
-            }
-        }
-        return -1;
+        const bool timers_armed = timer_source != nullptr && timer_source->armed();
+        return others_want_token() || timers_armed ? check_interval_ns : -1;
     }
 
     void event_loop() {

@@ -20,6 +20,9 @@
 #include <cerrno>
 #include <cstddef>
 #include <ctime>
+#include <fstream>
+#include <string>
+#include <string_view>
 #include <sys/time.h>
 
 namespace hermit::tracer {
@@ -45,6 +48,41 @@ uint64_t timeout_argument(const SyscallStop& stop) {
     default: // select, pselect6
         return stop.args[4];
     }
+}
+
+// A signalfd: the signals it reads and whether it was opened non-blocking.
+struct SignalFd {
+    uint64_t mask = 0;
+    bool nonblocking = false;
+};
+
+// A signalfd reports the pending signals of the thread that reads or polls it, so polling hermit's
+// duplicate would ask about hermit's own signals: its mask is read from /proc instead. nullopt when `fd`
+// is not a signalfd.
+std::optional<SignalFd> signalfd_of(pid_t host_pid, int fd) {
+    const std::string descriptor = "/proc/" + std::to_string(host_pid) + "/fd/" + std::to_string(fd);
+    char target[64] = {};
+    const ssize_t length = readlink(descriptor.c_str(), target, sizeof target - 1);
+    if (length <= 0 || std::string_view(target, static_cast<size_t>(length)) != "anon_inode:[signalfd]") {
+        return std::nullopt;
+    }
+    std::ifstream info("/proc/" + std::to_string(host_pid) + "/fdinfo/" + std::to_string(fd));
+    SignalFd signalfd;
+    std::string field;
+    while (info >> field) {
+        if (field == "flags:") {
+            unsigned flags = 0;
+            info >> std::oct >> flags;
+            signalfd.nonblocking = (flags & O_NONBLOCK) != 0;
+        } else if (field == "sigmask:") {
+            info >> std::hex >> signalfd.mask;
+        }
+    }
+    return signalfd;
+}
+
+bool signal_pending_for(pid_t host_tid, const SignalFd& signalfd) {
+    return (procfs::signal_dispositions(host_tid).pending & signalfd.mask) != 0;
 }
 
 } // namespace
@@ -99,11 +137,11 @@ bool WaitPredictor::waits_for_something(Task& task, const SyscallStop& stop) {
         return true; // until a signal
     case SYS_read:
     case SYS_readv:
-        return read_would_wait(task.host_pid(), fd);
+        return read_would_wait(task, fd);
     case SYS_recvfrom:
     case SYS_recvmsg: {
         const uint64_t flags = stop.number == SYS_recvfrom ? stop.args[3] : stop.args[2];
-        return (flags & MSG_DONTWAIT) == 0 && read_would_wait(task.host_pid(), fd);
+        return (flags & MSG_DONTWAIT) == 0 && read_would_wait(task, fd);
     }
     case SYS_write:
         return write_would_wait(task.host_pid(), fd, stop.args[2]);
@@ -142,7 +180,7 @@ bool WaitPredictor::poll_would_wait(Task& task, const SyscallStop& stop) {
         // An epoll descriptor polls readable while any of its interests is ready.
         requests.emplace_back(static_cast<int>(stop.args[0]), POLLIN);
     }
-    return !any_ready(task.host_pid(), requests);
+    return !any_ready(task, requests);
 }
 
 bool WaitPredictor::select_would_wait(Task& task, const SyscallStop& stop) {
@@ -166,7 +204,7 @@ bool WaitPredictor::select_would_wait(Task& task, const SyscallStop& stop) {
             }
         }
     }
-    return !any_ready(task.host_pid(), requests);
+    return !any_ready(task, requests);
 }
 
 bool WaitPredictor::child_wait_would_wait(Task& task, const SyscallStop& stop) {
@@ -192,8 +230,11 @@ bool WaitPredictor::child_wait_would_wait(Task& task, const SyscallStop& stop) {
     });
 }
 
-bool WaitPredictor::read_would_wait(pid_t host_pid, int fd) {
-    int copy = duplicate(host_pid, fd);
+bool WaitPredictor::read_would_wait(Task& task, int fd) {
+    if (const auto signalfd = signalfd_of(task.host_pid(), fd)) {
+        return !signalfd->nonblocking && !signal_pending_for(task.host_tid(), *signalfd);
+    }
+    int copy = duplicate(task.host_pid(), fd);
     if (copy < 0) {
         return false;
     }
@@ -230,18 +271,25 @@ bool WaitPredictor::write_would_wait(pid_t host_pid, int fd, size_t length) {
     return waits;
 }
 
-bool WaitPredictor::any_ready(pid_t host_pid, const std::vector<std::pair<int, short>>& requests) {
+bool WaitPredictor::any_ready(Task& task, const std::vector<std::pair<int, short>>& requests) {
     std::vector<pollfd> copies;
-    bool unknown = false;
+    bool ready_without_polling = false;
     for (const auto& [fd, events] : requests) {
-        int copy = duplicate(host_pid, fd);
+        if (const auto signalfd = signalfd_of(task.host_pid(), fd)) {
+            if ((events & POLLIN) != 0 && signal_pending_for(task.host_tid(), *signalfd)) {
+                ready_without_polling = true; // readable: no need to look further
+                break;
+            }
+            continue;
+        }
+        int copy = duplicate(task.host_pid(), fd);
         if (copy < 0) {
-            unknown = true; // a closed descriptor reports POLLNVAL at once
+            ready_without_polling = true; // a closed descriptor reports POLLNVAL at once
             break;
         }
         copies.push_back(pollfd{copy, events, 0});
     }
-    bool ready = unknown || (!copies.empty() && poll(copies.data(), copies.size(), 0) != 0);
+    bool ready = ready_without_polling || (!copies.empty() && poll(copies.data(), copies.size(), 0) != 0);
     for (const pollfd& copy : copies) {
         close(copy.fd);
     }

@@ -9,7 +9,9 @@
 // Session can let it time out on the guest's virtual clock instead of the host's.
 //
 // Descriptors are examined through duplicates from pidfd_getfd(2), which share the guest's open file
-// description (pipe buffer, flags); poll(2) on a duplicate consumes nothing. When in doubt the answer is
+// description (pipe buffer, flags); poll(2) on a duplicate consumes nothing. A signalfd is the exception (it
+// reports the signals of whoever polls it): its mask from /proc/<pid>/fdinfo is compared with the guest
+// thread's pending signals instead (a signalfd inside an epoll set is not). When in doubt the answer is
 // "does not wait": the kernel then runs the syscall and the Session's blocked-thread check is the fallback.
 
 #include "SyscallInterceptor.h"
@@ -55,10 +57,10 @@ private:
     bool poll_would_wait(Task& task, const SyscallStop& stop);
     bool select_would_wait(Task& task, const SyscallStop& stop);
     bool child_wait_would_wait(Task& task, const SyscallStop& stop);
-    bool read_would_wait(pid_t host_pid, int fd);
+    bool read_would_wait(Task& task, int fd);
     bool write_would_wait(pid_t host_pid, int fd, size_t length);
     // Whether any of `requests` (guest descriptors and poll events) is ready, or the check is impossible.
-    bool any_ready(pid_t host_pid, const std::vector<std::pair<int, short>>& requests);
+    bool any_ready(Task& task, const std::vector<std::pair<int, short>>& requests);
 
     // A duplicate of the guest's descriptor, closed by the caller; -1 on failure.
     int duplicate(pid_t host_pid, int fd);

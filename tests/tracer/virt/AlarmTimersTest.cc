@@ -58,7 +58,7 @@ TEST(AlarmTimers, FiresOnlyOnceVirtualTimePassesTheDeadline) {
     VirtualClock clock;
     AlarmTimers timers(clock);
     AlarmTarget target;
-    timers.set(target.pid(), after(20));
+    timers.set(target.pid(), ITIMER_REAL, after(20));
     EXPECT_EQ(timers.next_deadline(), 20 * kMs);
     clock.sleep(19 * kMs);
     timers.fire_due();
@@ -73,7 +73,7 @@ TEST(AlarmTimers, PeriodicTimerReArmsAfterItsInterval) {
     VirtualClock clock;
     AlarmTimers timers(clock);
     AlarmTarget target;
-    timers.set(target.pid(), after(10, 5));
+    timers.set(target.pid(), ITIMER_REAL, after(10, 5));
     clock.sleep(12 * kMs);
     timers.fire_due();
     EXPECT_EQ(timers.next_deadline(), 15 * kMs);
@@ -84,16 +84,16 @@ TEST(AlarmTimers, SettingReportsThePreviousTimerAndZeroDisarms) {
     VirtualClock clock;
     AlarmTimers timers(clock);
     const pid_t someone = 12345;
-    EXPECT_EQ(timers.set(someone, after(1500, 100)).it_value.tv_sec, 0);
+    EXPECT_EQ(timers.set(someone, ITIMER_REAL, after(1500, 100)).it_value.tv_sec, 0);
     clock.sleep(500 * kMs);
-    itimerval current = timers.get(someone);
+    itimerval current = timers.get(someone, ITIMER_REAL);
     EXPECT_EQ(current.it_value.tv_sec, 1);
     EXPECT_EQ(current.it_value.tv_usec, 0);
     EXPECT_EQ(current.it_interval.tv_usec, 100000);
-    itimerval previous = timers.set(someone, after(0));
+    itimerval previous = timers.set(someone, ITIMER_REAL, after(0));
     EXPECT_EQ(previous.it_value.tv_sec, 1);
     EXPECT_FALSE(timers.next_deadline().has_value());
-    EXPECT_EQ(timers.get(someone).it_value.tv_sec, 0);
+    EXPECT_EQ(timers.get(someone, ITIMER_REAL).it_value.tv_sec, 0);
 }
 
 } // namespace
