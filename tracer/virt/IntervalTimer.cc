@@ -22,20 +22,22 @@ timespec to_timespec(uint64_t ns) {
 } // namespace
 
 void IntervalTimer::arm(uint64_t now_ns, uint64_t delay_ns, uint64_t interval_ns) {
-    deadline_ns_ = delay_ns == 0 ? 0 : now_ns + delay_ns;
-    interval_ns_ = delay_ns == 0 ? 0 : interval_ns;
+    armed_ = delay_ns != 0;
+    deadline_ns_ = armed_ ? now_ns + delay_ns : 0;
+    interval_ns_ = armed_ ? interval_ns : 0;
 }
 
 void IntervalTimer::arm(const VirtualClock& clock, clockid_t clock_id, bool absolute,
                         const itimerspec& value) {
     const uint64_t now = now_ns(clock, clock_id);
-    uint64_t delay = to_ns(value.it_value);
-    if (absolute && delay != 0) {
+    const uint64_t requested = to_ns(value.it_value);
+    arm(now, requested, to_ns(value.it_interval));
+    if (absolute && armed_) {
+        // A deadline already past expires at the next check.
         const int64_t clock_now = clock.read(clock_id).value_or(0);
-        const int64_t wanted = static_cast<int64_t>(delay);
-        delay = wanted > clock_now ? static_cast<uint64_t>(wanted - clock_now) : 1;
+        const int64_t wanted = static_cast<int64_t>(requested);
+        deadline_ns_ = now + (wanted > clock_now ? static_cast<uint64_t>(wanted - clock_now) : 0);
     }
-    arm(now, delay, to_ns(value.it_interval));
 }
 
 bool IntervalTimer::counts_cpu_time(clockid_t clock_id) {
@@ -52,7 +54,7 @@ uint64_t IntervalTimer::expire(uint64_t now_ns) {
         return 0;
     }
     if (interval_ns_ == 0) {
-        deadline_ns_ = 0;
+        armed_ = false;
         return 1;
     }
     const uint64_t expirations = (now_ns - deadline_ns_) / interval_ns_ + 1;

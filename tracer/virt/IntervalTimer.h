@@ -14,13 +14,13 @@ namespace hermit::tracer::virt {
 
 class IntervalTimer {
 public:
-    bool armed() const { return deadline_ns_ != 0; }
+    bool armed() const { return armed_; }
     uint64_t deadline_ns() const { return deadline_ns_; }
     uint64_t interval_ns() const { return interval_ns_; }
 
     // Arms the timer to expire `delay_ns` after `now_ns` (a delay of 0 disarms it), then every `interval_ns`.
     void arm(uint64_t now_ns, uint64_t delay_ns, uint64_t interval_ns);
-    void disarm() { deadline_ns_ = 0; }
+    void disarm() { armed_ = false; }
     // Arms the timer as timer_settime(2) and timerfd_settime(2) do for a timer on `clock_id`: `value` is
     // relative to now, or with `absolute` a time of that clock (a time already past expires at once).
     void arm(const VirtualClock& clock, clockid_t clock_id, bool absolute, const itimerspec& value);
@@ -47,7 +47,8 @@ public:
     static bool valid(const timespec& value);
 
 private:
-    uint64_t deadline_ns_ = 0; // 0: disarmed
+    bool armed_ = false;
+    uint64_t deadline_ns_ = 0;
     uint64_t interval_ns_ = 0; // 0: one-shot
 };
 

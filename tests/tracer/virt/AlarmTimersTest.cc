@@ -98,3 +98,26 @@ TEST(AlarmTimers, SettingReportsThePreviousTimerAndZeroDisarms) {
 
 } // namespace
 } // namespace hermit::tracer::virt
+
+namespace hermit::tracer::virt {
+namespace {
+
+// ITIMER_VIRTUAL and ITIMER_PROF count busy time: sleeping never brings them closer.
+TEST(AlarmTimers, CpuTimeTimersCountBusyTimeOnly) {
+    VirtualClock clock;
+    AlarmTimers timers(clock);
+    const pid_t someone = 12345;
+    timers.set(someone, ITIMER_VIRTUAL, after(1));
+    timers.set(someone, ITIMER_PROF, after(2));
+    EXPECT_FALSE(timers.next_deadline().has_value()) << "busy time does not pass while every thread waits";
+    clock.sleep(10 * kMs);
+    EXPECT_EQ(timers.get(someone, ITIMER_VIRTUAL).it_value.tv_usec, 1000);
+    for (uint64_t busy = 0; busy < kMs; busy += VirtualClock::kEventStepNs) {
+        clock.tick();
+    }
+    EXPECT_EQ(timers.get(someone, ITIMER_PROF).it_value.tv_usec, 1000);
+    EXPECT_EQ(timers.get(someone, ITIMER_REAL).it_value.tv_sec, 0);
+}
+
+} // namespace
+} // namespace hermit::tracer::virt
