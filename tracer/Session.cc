@@ -47,11 +47,12 @@ constexpr int kMaxTimerJumps = 100000;
 // Syscalls the scheduler itself needs to see: futex waits, yields, waits for children, signals, sleeps and
 // I/O multiplexing. clone/fork/exec/exit are not here: their ptrace events already stop the guest.
 const std::set<int> kSchedulerSyscalls = {
-    SYS_futex,      SYS_sched_yield,   SYS_wait4,        SYS_waitid,
-    SYS_kill,       SYS_tgkill,        SYS_tkill,        SYS_rt_sigqueueinfo,
-    SYS_pause,      SYS_rt_sigsuspend, SYS_nanosleep,    SYS_clock_nanosleep,
-    SYS_poll,       SYS_ppoll,         SYS_select,       SYS_pselect6,
-    SYS_epoll_wait, SYS_epoll_pwait,   SYS_epoll_pwait2, SYS_rt_tgsigqueueinfo};
+    SYS_futex,          SYS_sched_yield,   SYS_wait4,        SYS_waitid,
+    SYS_kill,           SYS_tgkill,        SYS_tkill,        SYS_rt_sigqueueinfo,
+    SYS_pause,          SYS_rt_sigsuspend, SYS_nanosleep,    SYS_clock_nanosleep,
+    SYS_poll,           SYS_ppoll,         SYS_select,       SYS_pselect6,
+    SYS_epoll_wait,     SYS_epoll_pwait,   SYS_epoll_pwait2, SYS_rt_tgsigqueueinfo,
+    SYS_rt_sigtimedwait};
 
 bool is_futex_wait(const SyscallStop& stop) {
     int operation = static_cast<int>(stop.args[1]) & FUTEX_CMD_MASK;

@@ -135,6 +135,8 @@ bool WaitPredictor::waits_for_something(Task& task, const SyscallStop& stop) {
     case SYS_pause:
     case SYS_rt_sigsuspend:
         return true; // until a signal
+    case SYS_rt_sigtimedwait:
+        return timeout_ns(task, stop, virt::VirtualClock{}) != 0 && signal_wait_would_wait(task, stop);
     case SYS_read:
     case SYS_readv:
         return read_would_wait(task, fd);
@@ -205,6 +207,11 @@ bool WaitPredictor::select_would_wait(Task& task, const SyscallStop& stop) {
         }
     }
     return !any_ready(task, requests);
+}
+
+bool WaitPredictor::signal_wait_would_wait(Task& task, const SyscallStop& stop) {
+    const auto awaited = task.read_value<uint64_t>(stop.args[0]);
+    return awaited && (procfs::signal_dispositions(task.host_tid()).pending & *awaited) == 0;
 }
 
 bool WaitPredictor::child_wait_would_wait(Task& task, const SyscallStop& stop) {
@@ -331,6 +338,8 @@ std::optional<int64_t> WaitPredictor::timeout_ns(Task& task, const SyscallStop& 
         }
         return timeout == 0 ? std::nullopt : timespec_at(timeout);
     }
+    case SYS_rt_sigtimedwait:
+        return stop.args[2] == 0 ? std::nullopt : timespec_at(stop.args[2]);
     case SYS_select: {
         const uint64_t timeout = timeout_argument(stop);
         const auto value = timeout == 0 ? std::nullopt : task.read_value<timeval>(timeout);
@@ -346,6 +355,8 @@ int64_t WaitPredictor::time_out(Task& task, const SyscallStop& stop) {
     switch (stop.number) {
     case SYS_futex:
         return -ETIMEDOUT;
+    case SYS_rt_sigtimedwait:
+        return -EAGAIN;
     case SYS_poll:
     case SYS_ppoll:
         for (uint64_t index = 0; index < std::min(stop.args[1], kMaxExaminedDescriptors); index++) {

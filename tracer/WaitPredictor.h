@@ -1,9 +1,10 @@
 #pragma once
 // WaitPredictor: tells, without running it, whether a trapped syscall would put its thread to sleep now
 // (a futex whose word still holds the expected value, a read of an empty pipe, a poll with nothing ready,
-// a wait4 with no child to report). The Session then parks the thread at the syscall instead of letting
-// it sleep in the kernel while holding the run token, and asks again at later scheduling points, so every
-// wait of the guest becomes a scheduling decision made at the same point of every run.
+// a wait4 with no child to report, a sigtimedwait for signals none of which is pending). The Session then
+// parks the thread at the syscall instead of letting it sleep in the kernel while holding the run token, and
+// asks again at later scheduling points, so every wait of the guest becomes a scheduling decision made at the
+// same point of every run.
 //
 // Timeouts are not part of the prediction: timeout_ns() says how long a timed wait may wait, so the
 // Session can let it time out on the guest's virtual clock instead of the host's.
@@ -57,6 +58,8 @@ private:
     bool poll_would_wait(Task& task, const SyscallStop& stop);
     bool select_would_wait(Task& task, const SyscallStop& stop);
     bool child_wait_would_wait(Task& task, const SyscallStop& stop);
+    // rt_sigtimedwait: none of the awaited signals is pending.
+    bool signal_wait_would_wait(Task& task, const SyscallStop& stop);
     bool read_would_wait(Task& task, int fd);
     bool write_would_wait(pid_t host_pid, int fd, size_t length);
     // Whether any of `requests` (guest descriptors and poll events) is ready, or the check is impossible.

@@ -1,8 +1,10 @@
 // Processes: a fork/exec tree reaped in whatever order the children end, SIGCHLD, pids and tids, kill and
-// tgkill between processes and threads, alarm(2) and setitimer(ITIMER_REAL). Natively pids, tids, the
-// reaping order and the alarm's delay change from run to run; under hermit the guest is pid 1 of a fresh
-// pid namespace, threads are created and scheduled in a fixed order and timers run on the virtual clock.
+// tgkill between processes and threads, alarm(2), setitimer(ITIMER_REAL) and a sigtimedwait that times out.
+// Natively pids, tids, the reaping order and the alarm's delay change from run to run; under hermit the guest
+// is pid 1 of a fresh pid namespace, threads are created and scheduled in a fixed order and timers run on the
+// virtual clock.
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -115,5 +117,17 @@ int main(int argc, char** argv) {
     struct itimerval off = {{0, 0}, {0, 0}};
     setitimer(ITIMER_REAL, &off, NULL);
     printf("4 alarms after %ld us\n", elapsed_us(&start));
+
+    sigset_t usr2;
+    sigemptyset(&usr2);
+    sigaddset(&usr2, SIGUSR2);
+    sigprocmask(SIG_BLOCK, &usr2, NULL);
+    struct timespec wait_for = {0, 30000000};
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    const int nothing = sigtimedwait(&usr2, NULL, &wait_for);
+    printf("sigtimedwait %d (%s) after %ld us\n", nothing, errno == EAGAIN ? "timed out" : "?",
+           elapsed_us(&start));
+    raise(SIGUSR2);
+    printf("sigtimedwait %d\n", sigtimedwait(&usr2, NULL, &wait_for));
     return 0;
 }

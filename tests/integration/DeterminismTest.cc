@@ -135,13 +135,14 @@ TEST(Determinism, DescriptorWaits) {
     EXPECT_TRUE(contains(output, "signalfd read signal 10 from pid 1 ")) << output;
 }
 
-// fork/exec, wait order, SIGCHLD, pids and tids, kill and tgkill, alarm and setitimer.
+// fork/exec, wait order, SIGCHLD, pids and tids, kill and tgkill, alarm, setitimer and sigtimedwait.
 TEST(Determinism, ProcessesSignalsAndAlarms) {
     const std::string output = expect_deterministic_guest("determinism_procs");
     EXPECT_TRUE(contains(output, "parent pid 1 tid 1\n")) << output;
     EXPECT_TRUE(contains(output, "exec'd child pid 2 ppid 1 says hello\n")) << output;
     EXPECT_TRUE(contains(output, "sigchld handled 3 times\n")) << output;
     EXPECT_TRUE(contains(output, "alarm after 1000")) << output;
+    EXPECT_TRUE(contains(output, "sigtimedwait -1 (timed out) after 300")) << output;
 }
 
 // Every clock (vDSO and syscall), rdtsc/rdtscp, sleeps, a POSIX timer, CPU-time timers, times, getrusage,
@@ -181,6 +182,8 @@ TEST(Determinism, HostFactsAreVirtual) {
     EXPECT_TRUE(contains(output, "uname Linux hermit 5.15.0-hermit")) << output;
     EXPECT_TRUE(contains(output, "cpuinfo 2 online 2 configured 2 affinity 2\n")) << output;
     EXPECT_TRUE(contains(output, "getcpu 0 node 0 sched_getcpu 0\n")) << output;
+    const ProcessResult nproc = hermit_run({"nproc"});
+    EXPECT_EQ(nproc.stdout_text, "2\n") << nproc.stderr_text;
     EXPECT_TRUE(contains(output, "mtime 946684800.000000000 ctime 946684800 atime 946684800\n")) << output;
     // getdents lists by name, whatever order the files were created in.
     size_t previous = output.find("listing .:");
