@@ -905,8 +905,11 @@ struct Session::State {
         if (state == 'R' && !thread->spin_warned && others_want_token() &&
             monotonic_ns() - thread->resumed_at_ns > kSpinWarningNs) {
             thread->spin_warned = true;
-            spdlog::warn("thread {} spins without syscalls; other threads wait (no PMU preemption)",
-                         thread->task->tid());
+            // Once per thread: without a PMU nothing can preempt it deterministically, and if it waits for
+            // one of the others the run never ends (docs/USER_GUIDE.md, "Threads that spin").
+            spdlog::warn("thread {} spins without syscalls for {} s while other threads wait; without a PMU "
+                         "nothing preempts it, so if it waits for one of them this run never ends",
+                         thread->task->tid(), kSpinWarningNs / 1'000'000'000);
         }
     }
 
