@@ -444,6 +444,7 @@ SyscallDecision Virtualizer::emulate_timer_create(Task& task, const SyscallStop&
     }
     return emulated(0);
 }
+
 SyscallDecision Virtualizer::emulate_timer_settime(Task& task, const SyscallStop& stop) {
     int error = 0;
     const auto value = read_timer_setting(task, stop.args[2], error);

@@ -1,6 +1,7 @@
 #pragma once
 // Virtualizer: the interceptor that makes `hermit run` deterministic. It answers every guest question whose
-// answer depends on the host or on when the guest runs: clocks (syscalls, the vDSO and rdtsc), randomness
+// answer depends on the host or on when the guest runs: clocks (syscalls, the vDSO and rdtsc), timers
+// (alarm/setitimer, POSIX timers, timerfds: TimerSource on the virtual clock), randomness
 // (getrandom, /dev/urandom, AT_RANDOM), CPUID, uname, sysinfo, CPU counts and affinity, resource usage,
 // and file metadata (stat times, inode and device numbers, directory order). docs/USER_GUIDE.md ("What is
 // virtualized") lists exactly what is virtualized and what is not.

@@ -2,11 +2,11 @@
 // before, and periodic timers re-arm; the settings read back like getitimer(2).
 #include "tracer/virt/AlarmTimers.h"
 
+#include "SignalTarget.h"
+
 #include <gtest/gtest.h>
 
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace hermit::tracer::virt {
 namespace {
@@ -18,46 +18,10 @@ itimerval after(long milliseconds, long interval_milliseconds = 0) {
                      {milliseconds / 1000, milliseconds % 1000 * 1000}};
 }
 
-// A child that blocks SIGALRM and reports through its exit status whether one is pending.
-class AlarmTarget {
-public:
-    AlarmTarget() {
-        sigset_t alarm_only;
-        sigemptyset(&alarm_only);
-        sigaddset(&alarm_only, SIGALRM);
-        sigprocmask(SIG_BLOCK, &alarm_only, &saved_);
-        pid_ = fork();
-        if (pid_ == 0) {
-            int received = 0;
-            timespec limit{5, 0};
-            received = sigtimedwait(&alarm_only, nullptr, &limit) == SIGALRM;
-            _exit(received ? 0 : 1);
-        }
-    }
-    ~AlarmTarget() {
-        if (pid_ > 0) {
-            kill(pid_, SIGKILL);
-            waitpid(pid_, nullptr, 0);
-        }
-        sigprocmask(SIG_SETMASK, &saved_, nullptr);
-    }
-    pid_t pid() const { return pid_; }
-    bool received_alarm() {
-        int status = 0;
-        waitpid(pid_, &status, 0);
-        pid_ = 0;
-        return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    }
-
-private:
-    pid_t pid_ = 0;
-    sigset_t saved_{};
-};
-
 TEST(AlarmTimers, FiresOnlyOnceVirtualTimePassesTheDeadline) {
     VirtualClock clock;
     AlarmTimers timers(clock);
-    AlarmTarget target;
+    SignalTarget target(SIGALRM);
     timers.set(target.pid(), ITIMER_REAL, after(20));
     EXPECT_EQ(timers.next_deadline(), 20 * kMs);
     clock.sleep(19 * kMs);
@@ -66,18 +30,18 @@ TEST(AlarmTimers, FiresOnlyOnceVirtualTimePassesTheDeadline) {
     clock.sleep(1 * kMs);
     timers.fire_due();
     EXPECT_FALSE(timers.next_deadline().has_value()) << "a one-shot timer is disarmed once it fired";
-    EXPECT_TRUE(target.received_alarm());
+    EXPECT_TRUE(target.received());
 }
 
 TEST(AlarmTimers, PeriodicTimerReArmsAfterItsInterval) {
     VirtualClock clock;
     AlarmTimers timers(clock);
-    AlarmTarget target;
+    SignalTarget target(SIGALRM);
     timers.set(target.pid(), ITIMER_REAL, after(10, 5));
     clock.sleep(12 * kMs);
     timers.fire_due();
     EXPECT_EQ(timers.next_deadline(), 15 * kMs);
-    EXPECT_TRUE(target.received_alarm());
+    EXPECT_TRUE(target.received());
 }
 
 TEST(AlarmTimers, SettingReportsThePreviousTimerAndZeroDisarms) {
@@ -95,12 +59,6 @@ TEST(AlarmTimers, SettingReportsThePreviousTimerAndZeroDisarms) {
     EXPECT_FALSE(timers.next_deadline().has_value());
     EXPECT_EQ(timers.get(someone, ITIMER_REAL).it_value.tv_sec, 0);
 }
-
-} // namespace
-} // namespace hermit::tracer::virt
-
-namespace hermit::tracer::virt {
-namespace {
 
 // ITIMER_VIRTUAL and ITIMER_PROF count busy time: sleeping never brings them closer.
 TEST(AlarmTimers, CpuTimeTimersCountBusyTimeOnly) {

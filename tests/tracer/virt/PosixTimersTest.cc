@@ -3,11 +3,11 @@
 // timers never make virtual time jump.
 #include "tracer/virt/PosixTimers.h"
 
+#include "SignalTarget.h"
+
 #include <gtest/gtest.h>
 
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace hermit::tracer::virt {
 namespace {
@@ -20,43 +20,10 @@ itimerspec after(long milliseconds, long interval_milliseconds = 0) {
                       {milliseconds / 1000, milliseconds % 1000 * 1'000'000}};
 }
 
-// A child that blocks SIGRTMIN and exits 0 when one arrives from timer 0 carrying kValue.
-class TimerTarget {
-public:
-    TimerTarget() {
-        sigset_t timer_signal;
-        sigemptyset(&timer_signal);
-        sigaddset(&timer_signal, SIGRTMIN);
-        sigprocmask(SIG_BLOCK, &timer_signal, &saved_);
-        pid_ = fork();
-        if (pid_ == 0) {
-            siginfo_t info{};
-            timespec limit{5, 0};
-            const bool from_timer = sigtimedwait(&timer_signal, &info, &limit) == SIGRTMIN &&
-                                    info.si_code == SI_TIMER && info.si_timerid == 0 &&
-                                    info.si_value.sival_int == kValue;
-            _exit(from_timer ? 0 : 1);
-        }
-    }
-    ~TimerTarget() {
-        if (pid_ > 0) {
-            kill(pid_, SIGKILL);
-            waitpid(pid_, nullptr, 0);
-        }
-        sigprocmask(SIG_SETMASK, &saved_, nullptr);
-    }
-    pid_t pid() const { return pid_; }
-    bool received_timer_signal() {
-        int status = 0;
-        waitpid(pid_, &status, 0);
-        pid_ = 0;
-        return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    }
-
-private:
-    pid_t pid_ = 0;
-    sigset_t saved_{};
-};
+// Accepts only a signal from timer 0 carrying kValue.
+bool from_timer_zero(const siginfo_t& info) {
+    return info.si_code == SI_TIMER && info.si_timerid == 0 && info.si_value.sival_int == kValue;
+}
 
 PosixTimers::Notification signal_with_value() {
     PosixTimers::Notification notification;
@@ -68,7 +35,7 @@ PosixTimers::Notification signal_with_value() {
 TEST(PosixTimers, SignalCarriesTimerIdAndValueOnceTheDeadlinePasses) {
     VirtualClock clock;
     PosixTimers timers(clock);
-    TimerTarget target;
+    SignalTarget target(SIGRTMIN, from_timer_zero);
     const pid_t pid = target.pid();
     const int id = timers.create(pid, CLOCK_MONOTONIC, signal_with_value());
     EXPECT_EQ(id, 0);
@@ -77,7 +44,7 @@ TEST(PosixTimers, SignalCarriesTimerIdAndValueOnceTheDeadlinePasses) {
     clock.sleep(20 * kMs);
     timers.fire_due();
     EXPECT_EQ(timers.overrun(pid, id), 0);
-    EXPECT_TRUE(target.received_timer_signal());
+    EXPECT_TRUE(target.received());
 }
 
 TEST(PosixTimers, IdsCountPerProcessAndUnknownIdsFail) {
