@@ -106,6 +106,32 @@ static void posix_timer(void) {
     timer_delete(timer);
 }
 
+static volatile int thread_calls;
+
+static void on_thread_timer(union sigval value) {
+    thread_calls += value.sival_int;
+}
+
+// glibc runs SIGEV_THREAD timers through a helper thread that the kernel (here: hermit) signals.
+static void posix_thread_timer(void) {
+    struct sigevent event;
+    memset(&event, 0, sizeof event);
+    event.sigev_notify = SIGEV_THREAD;
+    event.sigev_notify_function = on_thread_timer;
+    event.sigev_value.sival_int = 1;
+    timer_t timer;
+    timer_create(CLOCK_MONOTONIC, &event, &timer);
+    struct itimerspec every_10ms = {{0, 10000000}, {0, 10000000}};
+    const long long before = monotonic_ns();
+    timer_settime(timer, 0, &every_10ms, NULL);
+    while (thread_calls < 3) {
+        struct timespec moment = {0, 1000000};
+        nanosleep(&moment, NULL);
+    }
+    timer_delete(timer);
+    printf("sigev_thread timer: %d calls after %lld ns\n", thread_calls, monotonic_ns() - before);
+}
+
 static void cpu_time(void) {
     struct itimerval in_a_second = {{0, 0}, {1, 0}};
     setitimer(ITIMER_VIRTUAL, &in_a_second, NULL);
@@ -147,6 +173,7 @@ int main(void) {
     print_clocks();
     sleep_long();
     posix_timer();
+    posix_thread_timer();
     cpu_time();
     print_clocks();
     return 0;

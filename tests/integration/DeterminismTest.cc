@@ -152,6 +152,7 @@ TEST(Determinism, TimeIsVirtual) {
     EXPECT_TRUE(contains(output, "realtime 946684800")) << output;
     EXPECT_TRUE(contains(output, "slept 1375")) << output;
     EXPECT_TRUE(contains(output, "posix timer: 3 signals after 60")) << output;
+    EXPECT_TRUE(contains(output, "sigev_thread timer: 3 calls after 30")) << output;
 }
 
 // getrandom, /dev/urandom, /dev/random, AT_RANDOM and the addresses ASLR would move; --seed changes the
