@@ -42,7 +42,7 @@ constexpr int64_t kMaxCheckNs = 10'000'000;
 constexpr int64_t kSpinWarningNs = 2'000'000'000;
 // While every thread waits, virtual time jumps from timer to timer until a wait ends; periodic timers that
 // end none (an ignored signal, a timerfd nobody reads) stop it after this many jumps.
-constexpr int kMaxTimerJumps = 100000;
+constexpr int kMaxTimerJumps = 10000;
 
 // Syscalls the scheduler itself needs to see: futex waits, yields, waits for children, signals, sleeps and
 // I/O multiplexing. clone/fork/exec/exit are not here: their ptrace events already stop the guest.

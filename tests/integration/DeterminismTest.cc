@@ -116,6 +116,13 @@ bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
 }
 
+// `run --verify` compares the event sequences of two runs too, not only what the guest printed.
+void expect_verify_identical(const std::string& guest) {
+    const ProcessResult verified = hermit_run({guest_path(guest)}, {"--verify"});
+    EXPECT_EQ(verified.exit_status, 0) << verified.stderr_text;
+    EXPECT_TRUE(contains(verified.stderr_text, "verify: identical")) << verified.stderr_text;
+}
+
 // Thread scheduling: unsynchronized counters and printf from 4 threads, a mutex, a condition variable, a
 // barrier and joins.
 TEST(Determinism, ThreadScheduling) {
@@ -133,6 +140,7 @@ TEST(Determinism, DescriptorWaits) {
     EXPECT_TRUE(contains(output, "pipe read 'late'")) << output;
     EXPECT_TRUE(contains(output, "eventfd read 7")) << output;
     EXPECT_TRUE(contains(output, "signalfd read signal 10 from pid 1 ")) << output;
+    expect_verify_identical("determinism_io");
 }
 
 // fork/exec, wait order, SIGCHLD, pids and tids, kill and tgkill, alarm, setitimer and sigtimedwait.
@@ -153,6 +161,7 @@ TEST(Determinism, TimeIsVirtual) {
     EXPECT_TRUE(contains(output, "slept 1375")) << output;
     EXPECT_TRUE(contains(output, "posix timer: 3 signals after 60")) << output;
     EXPECT_TRUE(contains(output, "sigev_thread timer: 3 calls after 30")) << output;
+    expect_verify_identical("determinism_time");
 }
 
 // getrandom, /dev/urandom, /dev/random, AT_RANDOM and the addresses ASLR would move; --seed changes the
