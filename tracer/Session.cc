@@ -148,6 +148,8 @@ struct Thread {
     // Blocked detection of the token holder.
     int64_t resumed_at_ns = 0;
     bool spin_warned = false;
+    // Held at its exit stop until settle_exit lets it go (see on_exit_event), with the status to report.
+    std::optional<int> held_exit_status;
 };
 
 } // namespace
@@ -569,8 +571,18 @@ struct Session::State {
     void on_exit_event(Thread& thread) {
         unsigned long message = 0;
         ptrace(PTRACE_GETEVENTMSG, thread.task->host_tid(), nullptr, &message);
-        report_exit(thread, shell_status(static_cast<int>(message)));
         const bool was_holder = holder == thread.task->host_tid();
+        const Thread* holding = find(holder);
+        if (!was_holder && deterministic() && holding != nullptr &&
+            holding->task->host_pid() == thread.task->host_pid()) {
+            // A thread without the token exits because the holder is ending their process; whether its exit
+            // stop comes before the holder's is host timing. It waits at this stop until settle_exit lets
+            // it go, so the exits are reported holder first, then in settle_exit's order, in every run.
+            thread.state = ThreadState::Exiting;
+            thread.held_exit_status = shell_status(static_cast<int>(message));
+            return;
+        }
+        report_exit(thread, shell_status(static_cast<int>(message)));
         // exit(2) ends one thread; exit_group(2) and fatal signals end the whole process.
         const bool whole_process = thread.task->registers().orig_rax != SYS_exit;
         const pid_t host_tid = thread.task->host_tid();
@@ -614,6 +626,10 @@ struct Session::State {
 
     // Waits for one dying thread to be gone, letting it through its exit stop.
     void await_gone(pid_t host_tid) {
+        if (Thread* held = find(host_tid); held != nullptr && held->held_exit_status) {
+            report_exit(*held, *std::exchange(held->held_exit_status, std::nullopt));
+            ptrace(PTRACE_CONT, host_tid, nullptr, 0);
+        }
         for (;;) {
             int status = 0;
             pid_t result = waitpid(host_tid, &status, __WALL);
@@ -644,7 +660,7 @@ struct Session::State {
         if (thread == nullptr) {
             return;
         }
-        report_exit(*thread, shell_status(status));
+        report_exit(*thread, thread->held_exit_status.value_or(shell_status(status)));
         int32_t tid = thread->task->tid();
         if (host_tid == thread->task->host_pid()) {
             waits.forget(host_tid);
@@ -966,6 +982,9 @@ struct Session::State {
         }
         for (auto& [host_tid, thread] : threads) {
             syscall(SYS_tgkill, thread.task->host_pid(), host_tid, SIGKILL);
+            if (std::exchange(thread.held_exit_status, std::nullopt)) {
+                ptrace(PTRACE_CONT, host_tid, nullptr, 0); // let it finish dying
+            }
         }
     }
 
