@@ -81,6 +81,30 @@ std::optional<SignalFd> signalfd_of(pid_t host_pid, int fd) {
     return signalfd;
 }
 
+// What to poll for an epoll_wait on `epoll_fd`: the epoll descriptor itself, which polls readable while any
+// of its interests is ready; but when a signalfd is among them (the tracer's poll would ask about hermit's
+// own signals), each interest listed in /proc/<pid>/fdinfo instead, by its descriptor and events.
+std::vector<std::pair<int, short>> epoll_requests(pid_t host_pid, int epoll_fd) {
+    std::ifstream info("/proc/" + std::to_string(host_pid) + "/fdinfo/" + std::to_string(epoll_fd));
+    std::vector<std::pair<int, short>> interests;
+    bool has_signalfd = false;
+    std::string field;
+    while (info >> field) {
+        if (field != "tfd:") {
+            continue;
+        }
+        int fd = -1;
+        unsigned events = 0;
+        info >> std::dec >> fd >> field >> std::hex >> events;
+        interests.emplace_back(fd, static_cast<short>(events & (POLLIN | POLLPRI | POLLOUT | POLLRDHUP)));
+        has_signalfd |= signalfd_of(host_pid, fd).has_value();
+    }
+    if (!has_signalfd) {
+        return {{epoll_fd, POLLIN}};
+    }
+    return interests;
+}
+
 bool signal_pending_for(pid_t host_tid, const SignalFd& signalfd) {
     return (procfs::signal_dispositions(host_tid).pending & signalfd.mask) != 0;
 }
@@ -179,8 +203,7 @@ bool WaitPredictor::poll_would_wait(Task& task, const SyscallStop& stop) {
             }
         }
     } else {
-        // An epoll descriptor polls readable while any of its interests is ready.
-        requests.emplace_back(static_cast<int>(stop.args[0]), POLLIN);
+        requests = epoll_requests(task.host_pid(), static_cast<int>(stop.args[0]));
     }
     return !any_ready(task, requests);
 }

@@ -12,7 +12,7 @@
 // Descriptors are examined through duplicates from pidfd_getfd(2), which share the guest's open file
 // description (pipe buffer, flags); poll(2) on a duplicate consumes nothing. A signalfd is the exception (it
 // reports the signals of whoever polls it): its mask from /proc/<pid>/fdinfo is compared with the guest
-// thread's pending signals instead (a signalfd inside an epoll set is not). When in doubt the answer is
+// thread's pending signals instead, also inside an epoll set. When in doubt the answer is
 // "does not wait": the kernel then runs the syscall and the Session's blocked-thread check is the fallback.
 
 #include "SyscallInterceptor.h"

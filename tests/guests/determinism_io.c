@@ -60,6 +60,8 @@ static void* late_writer(void* unused) {
     write(counter_fd, &seven, sizeof seven);
     nanosleep(&delay, NULL);
     syscall(SYS_tgkill, getpid(), main_tid, SIGUSR1);
+    nanosleep(&delay, NULL);
+    syscall(SYS_tgkill, getpid(), main_tid, SIGUSR2);
     return NULL;
 }
 
@@ -167,8 +169,17 @@ static void blocking_reads_and_signalfd(void) {
     sigset_t usr1;
     sigemptyset(&usr1);
     sigaddset(&usr1, SIGUSR1);
-    pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+    sigset_t usr2;
+    sigemptyset(&usr2);
+    sigaddset(&usr2, SIGUSR2);
+    sigset_t both = usr1;
+    sigaddset(&both, SIGUSR2);
+    pthread_sigmask(SIG_BLOCK, &both, NULL);
     const int signals = signalfd(-1, &usr1, 0);
+    const int watched_signals = signalfd(-1, &usr2, SFD_NONBLOCK);
+    const int epoll_fd = epoll_create1(0);
+    struct epoll_event interest = {.events = EPOLLIN, .data.fd = watched_signals};
+    epoll_ctl(epoll_fd, EPOLL_CTL_ADD, watched_signals, &interest);
     pthread_t writer;
     long start = now_us();
     pthread_create(&writer, NULL, late_writer, NULL);
@@ -182,7 +193,14 @@ static void blocking_reads_and_signalfd(void) {
     read(signals, &info, sizeof info);
     printf("signalfd read signal %u from pid %u after %ld us\n", info.ssi_signo, info.ssi_pid,
            now_us() - start);
+    struct epoll_event ready;
+    const int count = epoll_wait(epoll_fd, &ready, 1, -1);
+    read(watched_signals, &info, sizeof info);
+    printf("epoll of a signalfd: %d ready, signal %u after %ld us\n", count, info.ssi_signo,
+           now_us() - start);
     pthread_join(writer, NULL);
+    close(epoll_fd);
+    close(watched_signals);
     close(signals);
 }
 

@@ -140,6 +140,7 @@ TEST(Determinism, DescriptorWaits) {
     EXPECT_TRUE(contains(output, "pipe read 'late'")) << output;
     EXPECT_TRUE(contains(output, "eventfd read 7")) << output;
     EXPECT_TRUE(contains(output, "signalfd read signal 10 from pid 1 ")) << output;
+    EXPECT_TRUE(contains(output, "epoll of a signalfd: 1 ready, signal 12 ")) << output;
     expect_verify_identical("determinism_io");
 }
 
