@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -99,6 +100,15 @@ bool default_action_kills(int signal_number) {
     default:
         return signal_number > 0 && signal_number < SIGRTMIN;
     }
+}
+
+// Whether the thread sleeps in execve or execveat (/proc/<tid>/syscall starts with the syscall number, or
+// says "running").
+bool in_exec(pid_t host_tid) {
+    std::ifstream file("/proc/" + std::to_string(host_tid) + "/syscall");
+    long number = -1;
+    file >> number;
+    return number == SYS_execve || number == SYS_execveat;
 }
 
 int64_t monotonic_ns() {
@@ -542,6 +552,7 @@ struct Session::State {
         thread.task = std::make_unique<Task>(leader, leader, thread.task->tid(), thread.task->pid());
         thread.state = ThreadState::Running;
         thread.exit_reported = false;
+        thread.held_exit_status.reset(); // the old leader's exit, when another thread exec'd
         for (SyscallInterceptor* interceptor : interceptors) {
             interceptor->on_exec(*thread.task);
         }
@@ -911,6 +922,10 @@ struct Session::State {
             return;
         }
         pid_t host_tid = thread->task->host_tid();
+        if (holds_exits() && in_exec(host_tid)) {
+            release_held_exits(thread->task->host_pid());
+            return;
+        }
         char state = procfs::thread_state(host_tid);
         if (state == 'S' && procfs::in_syscall(host_tid)) {
             thread->interrupt_requested = true;
@@ -946,7 +961,58 @@ struct Session::State {
             return -1;
         }
         const bool timers_armed = timer_source != nullptr && timer_source->armed();
-        return others_want_token() || timers_armed ? check_interval_ns : -1;
+        return others_want_token() || timers_armed || holds_exits() ? check_interval_ns : -1;
+    }
+
+    bool holds_exits() const {
+        return std::any_of(threads.begin(), threads.end(),
+                           [](const auto& entry) { return entry.second.held_exit_status.has_value(); });
+    }
+
+    // The holder execs: the kernel ends the other threads of its process and waits for them to be gone, so
+    // the ones held at their exit stops must go now. Every one of them is brought to its exit stop first,
+    // so that they are reported in tid order in every run.
+    void release_held_exits(pid_t host_pid) {
+        std::vector<pid_t> ending;
+        for (auto& [other_tid, other] : threads) {
+            if (other.task->host_pid() == host_pid && other_tid != holder) {
+                ending.push_back(other_tid);
+            }
+        }
+        for (pid_t ending_tid : ending) {
+            await_exit_stop(ending_tid);
+        }
+        for (pid_t ending_tid : ending) {
+            if (Thread* held = find(ending_tid); held != nullptr && held->held_exit_status) {
+                report_exit(*held, *std::exchange(held->held_exit_status, std::nullopt));
+                ptrace(PTRACE_CONT, ending_tid, nullptr, 0);
+            }
+        }
+    }
+
+    // Waits until a dying thread is held at its exit stop (or gone).
+    void await_exit_stop(pid_t host_tid) {
+        for (Thread* thread = find(host_tid);
+             thread != nullptr && !thread->held_exit_status && !thread->exit_reported;
+             thread = find(host_tid)) {
+            int status = 0;
+            const pid_t result = waitpid(host_tid, &status, __WALL);
+            if (result < 0 && errno == EINTR) {
+                continue;
+            }
+            if (result != host_tid || WIFEXITED(status) || WIFSIGNALED(status)) {
+                on_gone(host_tid, result == host_tid ? status : 0);
+                return;
+            }
+            if (status >> 16 == PTRACE_EVENT_EXIT) {
+                unsigned long message = 0;
+                ptrace(PTRACE_GETEVENTMSG, host_tid, nullptr, &message);
+                thread->state = ThreadState::Exiting;
+                thread->held_exit_status = shell_status(static_cast<int>(message));
+                return;
+            }
+            ptrace(PTRACE_CONT, host_tid, nullptr, 0);
+        }
     }
 
     void event_loop() {

@@ -41,6 +41,14 @@ static long elapsed_us(const struct timespec* since) {
     return (now.tv_sec - since->tv_sec) * 1000000 + (now.tv_nsec - since->tv_nsec) / 1000;
 }
 
+static void* idle_thread(void* unused) {
+    (void)unused;
+    for (;;) {
+        pause();
+    }
+    return NULL;
+}
+
 static void* signalled_thread(void* unused) {
     (void)unused;
     printf("thread tid %d\n", (int)gettid());
@@ -53,8 +61,8 @@ static void* signalled_thread(void* unused) {
 
 int main(int argc, char** argv) {
     if (argc > 1) { // the exec'd child
-        printf("exec'd child pid %d ppid %d says %s\n", (int)getpid(), (int)getppid(), argv[1]);
-        return 3;
+        printf("exec'd pid %d ppid %d says %s\n", (int)getpid(), (int)getppid(), argv[1]);
+        return strcmp(argv[1], "goodbye") == 0 ? 0 : 3;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("parent pid %d tid %d\n", (int)getpid(), (int)gettid());
@@ -129,5 +137,11 @@ int main(int argc, char** argv) {
            elapsed_us(&start));
     raise(SIGUSR2);
     printf("sigtimedwait %d\n", sigtimedwait(&usr2, NULL, &wait_for));
-    return 0;
+
+    // exec from a process with another thread: the kernel ends that thread first.
+    pthread_t idle;
+    pthread_create(&idle, NULL, idle_thread, NULL);
+    nanosleep(&pause_for, NULL);
+    execl("/proc/self/exe", argv[0], "goodbye", (char*)NULL);
+    return 1;
 }

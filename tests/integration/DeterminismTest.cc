@@ -148,7 +148,8 @@ TEST(Determinism, DescriptorWaits) {
 TEST(Determinism, ProcessesSignalsAndAlarms) {
     const std::string output = expect_deterministic_guest("determinism_procs");
     EXPECT_TRUE(contains(output, "parent pid 1 tid 1\n")) << output;
-    EXPECT_TRUE(contains(output, "exec'd child pid 2 ppid 1 says hello\n")) << output;
+    EXPECT_TRUE(contains(output, "exec'd pid 2 ppid 1 says hello\n")) << output;
+    EXPECT_TRUE(contains(output, "exec'd pid 1 ppid 0 says goodbye\n")) << output;
     EXPECT_TRUE(contains(output, "sigchld handled 3 times\n")) << output;
     EXPECT_TRUE(contains(output, "alarm after 1000")) << output;
     EXPECT_TRUE(contains(output, "sigtimedwait -1 (timed out) after 300")) << output;
