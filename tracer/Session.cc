@@ -635,12 +635,10 @@ struct Session::State {
         }
     }
 
-    // Waits for one dying thread to be gone, letting it through its exit stop.
+    // Waits for one dying thread to be gone: its exit is reported at its exit stop, then it may finish.
     void await_gone(pid_t host_tid) {
-        if (Thread* held = find(host_tid); held != nullptr && held->held_exit_status) {
-            report_exit(*held, *std::exchange(held->held_exit_status, std::nullopt));
-            ptrace(PTRACE_CONT, host_tid, nullptr, 0);
-        }
+        await_exit_stop(host_tid);
+        release_exit(host_tid);
         for (;;) {
             int status = 0;
             pid_t result = waitpid(host_tid, &status, __WALL);
@@ -651,14 +649,14 @@ struct Session::State {
                 on_gone(host_tid, result == host_tid ? status : 0);
                 return;
             }
-            if (status >> 16 == PTRACE_EVENT_EXIT) {
-                if (Thread* thread = find(host_tid)) {
-                    unsigned long message = 0;
-                    ptrace(PTRACE_GETEVENTMSG, host_tid, nullptr, &message);
-                    report_exit(*thread, shell_status(static_cast<int>(message)));
-                    thread->state = ThreadState::Exiting;
-                }
-            }
+            ptrace(PTRACE_CONT, host_tid, nullptr, 0);
+        }
+    }
+
+    // Reports the exit of a thread held at its exit stop and lets it finish.
+    void release_exit(pid_t host_tid) {
+        if (Thread* held = find(host_tid); held != nullptr && held->held_exit_status) {
+            report_exit(*held, *std::exchange(held->held_exit_status, std::nullopt));
             ptrace(PTRACE_CONT, host_tid, nullptr, 0);
         }
     }
@@ -983,14 +981,11 @@ struct Session::State {
             await_exit_stop(ending_tid);
         }
         for (pid_t ending_tid : ending) {
-            if (Thread* held = find(ending_tid); held != nullptr && held->held_exit_status) {
-                report_exit(*held, *std::exchange(held->held_exit_status, std::nullopt));
-                ptrace(PTRACE_CONT, ending_tid, nullptr, 0);
-            }
+            release_exit(ending_tid);
         }
     }
 
-    // Waits until a dying thread is held at its exit stop (or gone).
+    // Waits until a dying thread whose exit is not reported yet is held at its exit stop (or gone).
     void await_exit_stop(pid_t host_tid) {
         for (Thread* thread = find(host_tid);
              thread != nullptr && !thread->held_exit_status && !thread->exit_reported;
