@@ -406,6 +406,15 @@ std::optional<itimerspec> read_timer_setting(Task& task, uint64_t address, int& 
     return value;
 }
 
+// The answer of timer_settime and timerfd_settime: EINVAL when there was no such timer (`previous` is
+// nullopt), else success, with the previous setting written to `old_value` when the guest asked for it.
+SyscallDecision settime_answer(Task& task, uint64_t old_value, const std::optional<itimerspec>& previous) {
+    if (!previous) {
+        return failed(EINVAL);
+    }
+    return old_value == 0 ? emulated(0) : write_result(task, old_value, *previous);
+}
+
 } // namespace
 
 SyscallDecision Virtualizer::emulate_timer_create(Task& task, const SyscallStop& stop) {
@@ -451,12 +460,9 @@ SyscallDecision Virtualizer::emulate_timer_settime(Task& task, const SyscallStop
     if (!value) {
         return failed(error);
     }
-    const auto previous = posix_timers_.set(task.host_pid(), static_cast<int>(stop.args[0]),
-                                            (stop.args[1] & TIMER_ABSTIME) != 0, *value);
-    if (!previous) {
-        return failed(EINVAL);
-    }
-    return stop.args[3] == 0 ? emulated(0) : write_result(task, stop.args[3], *previous);
+    return settime_answer(task, stop.args[3],
+                          posix_timers_.set(task.host_pid(), static_cast<int>(stop.args[0]),
+                                            (stop.args[1] & TIMER_ABSTIME) != 0, *value));
 }
 
 SyscallDecision Virtualizer::emulate_timer_gettime(Task& task, const SyscallStop& stop) {
@@ -509,12 +515,9 @@ SyscallDecision Virtualizer::emulate_timerfd_settime(Task& task, const SyscallSt
     if (!value) {
         return failed(error);
     }
-    const auto previous = timer_fds_.set(task.host_pid(), static_cast<int>(stop.args[0]),
-                                         (stop.args[1] & TFD_TIMER_ABSTIME) != 0, *value);
-    if (!previous) {
-        return failed(EINVAL); // not a timerfd
-    }
-    return stop.args[3] == 0 ? emulated(0) : write_result(task, stop.args[3], *previous);
+    return settime_answer(task, stop.args[3],
+                          timer_fds_.set(task.host_pid(), static_cast<int>(stop.args[0]),
+                                         (stop.args[1] & TFD_TIMER_ABSTIME) != 0, *value));
 }
 
 SyscallDecision Virtualizer::emulate_timerfd_gettime(Task& task, const SyscallStop& stop) {
