@@ -7,8 +7,8 @@
 // timers only count. Timers on CPU-time clocks count virtual busy time. While the timer's signal is still
 // pending, further expirations only add to the overrun, as in the kernel.
 //
-// Not virtualized: timers of a process that exec'd are dropped by forget(); clock ids other than the
-// virtual clocks' (MONOTONIC_RAW, the coarse clocks) are rejected like the kernel rejects them.
+// As in the kernel, exec deletes a process's timers (the Virtualizer calls forget()), a fork's child starts
+// without any, and clocks without timers (MONOTONIC_RAW, the coarse clocks) are refused.
 
 #include "IntervalTimer.h"
 #include "VirtualClock.h"
