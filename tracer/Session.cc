@@ -552,7 +552,10 @@ struct Session::State {
         thread.task = std::make_unique<Task>(leader, leader, thread.task->tid(), thread.task->pid());
         thread.state = ThreadState::Running;
         thread.exit_reported = false;
-        thread.held_exit_status.reset(); // the old leader's exit, when another thread exec'd
+        // When another thread exec'd, this entry was the old leader's: its exit, and the syscall entry it
+        // was parked at, are gone with it.
+        thread.held_exit_status.reset();
+        thread.entry_deferred = false;
         for (SyscallInterceptor* interceptor : interceptors) {
             interceptor->on_exec(*thread.task);
         }

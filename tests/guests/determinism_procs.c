@@ -49,6 +49,13 @@ static void* idle_thread(void* unused) {
     return NULL;
 }
 
+static void* exec_thread(void* program) {
+    struct timespec moment = {0, 1000000};
+    nanosleep(&moment, NULL);
+    execl("/proc/self/exe", (const char*)program, "goodbye", (char*)NULL);
+    return NULL;
+}
+
 static void* signalled_thread(void* unused) {
     (void)unused;
     printf("thread tid %d\n", (int)gettid());
@@ -138,10 +145,11 @@ int main(int argc, char** argv) {
     raise(SIGUSR2);
     printf("sigtimedwait %d\n", sigtimedwait(&usr2, NULL, &wait_for));
 
-    // exec from a process with another thread: the kernel ends that thread first.
-    pthread_t idle;
+    // exec from a thread other than main while more threads live: the kernel ends them first, and the
+    // exec'ing thread takes over the process id.
+    pthread_t idle, execing;
     pthread_create(&idle, NULL, idle_thread, NULL);
-    nanosleep(&pause_for, NULL);
-    execl("/proc/self/exe", argv[0], "goodbye", (char*)NULL);
+    pthread_create(&execing, NULL, exec_thread, argv[0]);
+    pthread_join(execing, NULL);
     return 1;
 }
