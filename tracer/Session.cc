@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -40,15 +41,19 @@ constexpr long kPtraceOptions = PTRACE_O_TRACESECCOMP | PTRACE_O_TRACECLONE | PT
 constexpr int64_t kFirstCheckNs = 1'000'000;
 constexpr int64_t kMaxCheckNs = 10'000'000;
 constexpr int64_t kSpinWarningNs = 2'000'000'000;
+// While every thread waits, virtual time jumps from timer to timer until a wait ends; periodic timers that
+// end none (an ignored signal, a timerfd nobody reads) stop it after this many jumps.
+constexpr int kMaxTimerJumps = 10000;
 
 // Syscalls the scheduler itself needs to see: futex waits, yields, waits for children, signals, sleeps and
 // I/O multiplexing. clone/fork/exec/exit are not here: their ptrace events already stop the guest.
 const std::set<int> kSchedulerSyscalls = {
-    SYS_futex,      SYS_sched_yield,   SYS_wait4,        SYS_waitid,
-    SYS_kill,       SYS_tgkill,        SYS_tkill,        SYS_rt_sigqueueinfo,
-    SYS_pause,      SYS_rt_sigsuspend, SYS_nanosleep,    SYS_clock_nanosleep,
-    SYS_poll,       SYS_ppoll,         SYS_select,       SYS_pselect6,
-    SYS_epoll_wait, SYS_epoll_pwait,   SYS_epoll_pwait2, SYS_rt_tgsigqueueinfo};
+    SYS_futex,          SYS_sched_yield,   SYS_wait4,        SYS_waitid,
+    SYS_kill,           SYS_tgkill,        SYS_tkill,        SYS_rt_sigqueueinfo,
+    SYS_pause,          SYS_rt_sigsuspend, SYS_nanosleep,    SYS_clock_nanosleep,
+    SYS_poll,           SYS_ppoll,         SYS_select,       SYS_pselect6,
+    SYS_epoll_wait,     SYS_epoll_pwait,   SYS_epoll_pwait2, SYS_rt_tgsigqueueinfo,
+    SYS_rt_sigtimedwait};
 
 bool is_futex_wait(const SyscallStop& stop) {
     int operation = static_cast<int>(stop.args[1]) & FUTEX_CMD_MASK;
@@ -66,6 +71,14 @@ bool scheduler_yields_before(const SyscallStop& stop) {
     }
     return stop.number != SYS_nanosleep && stop.number != SYS_clock_nanosleep &&
            kSchedulerSyscalls.count(stop.number) != 0;
+}
+
+// The syscall a thread is stopped in (at its entry, or interrupted in it), from its registers.
+SyscallStop syscall_stop_of(const user_regs_struct& registers) {
+    SyscallStop stop;
+    stop.number = static_cast<int>(registers.orig_rax);
+    stop.args = {registers.rdi, registers.rsi, registers.rdx, registers.r10, registers.r8, registers.r9};
+    return stop;
 }
 
 // The kernel's internal "restart me" results, seen at a syscall-exit stop of an interrupted syscall.
@@ -87,6 +100,15 @@ bool default_action_kills(int signal_number) {
     default:
         return signal_number > 0 && signal_number < SIGRTMIN;
     }
+}
+
+// Whether the thread sleeps in execve or execveat (/proc/<tid>/syscall starts with the syscall number, or
+// says "running").
+bool in_exec(pid_t host_tid) {
+    std::ifstream file("/proc/" + std::to_string(host_tid) + "/syscall");
+    long number = -1;
+    file >> number;
+    return number == SYS_execve || number == SYS_execveat;
 }
 
 int64_t monotonic_ns() {
@@ -136,6 +158,8 @@ struct Thread {
     // Blocked detection of the token holder.
     int64_t resumed_at_ns = 0;
     bool spin_warned = false;
+    // Held at its exit stop until settle_exit lets it go (see on_exit_event), with the status to report.
+    std::optional<int> held_exit_status;
 };
 
 } // namespace
@@ -250,6 +274,13 @@ struct Session::State {
 
     bool wait_is_over(Thread& thread) { return !waits.would_wait(*thread.task, thread.syscall); }
 
+    // A thread found blocked in an untrapped syscall (a read of a pipe, eventfd, timerfd or signalfd) is
+    // worth retrying only once the prediction for that syscall says it would not wait; until then it
+    // waits like a parked thread (so virtual time may jump to a timer that ends its wait).
+    bool blocked_wait_is_over(Thread& thread) {
+        return !waits.would_wait(*thread.task, syscall_stop_of(thread.task->registers()));
+    }
+
     // The threads that may get the token, sorted by guest tid: ready and blocked threads, and waiting
     // threads whose wait is over. When there are none, every waiting thread: the guest now waits for the
     // outside world (or is deadlocked), and the one chosen waits in the kernel.
@@ -257,8 +288,10 @@ struct Session::State {
         std::vector<Thread*> result;
         std::vector<Thread*> waiting;
         for (auto& [host_tid, thread] : threads) {
-            if (thread.state == ThreadState::Ready || thread.state == ThreadState::Blocked) {
+            if (thread.state == ThreadState::Ready) {
                 result.push_back(&thread);
+            } else if (thread.state == ThreadState::Blocked) {
+                (blocked_wait_is_over(thread) ? result : waiting).push_back(&thread);
             } else if (thread.state == ThreadState::Waiting) {
                 (wait_is_over(thread) ? result : waiting).push_back(&thread);
             }
@@ -280,7 +313,9 @@ struct Session::State {
             timer_source->fire_due_timers();
         }
         std::vector<Thread*> runnable = candidates(only_waiting);
-        while (only_waiting && timer_source != nullptr && timer_source->advance_to_next_timer()) {
+        for (int jumps = 0; only_waiting && timer_source != nullptr && jumps < kMaxTimerJumps &&
+                            timer_source->advance_to_next_timer();
+             ++jumps) {
             // Nothing can happen before the next timer: its signal may end a wait.
             runnable = candidates(only_waiting);
         }
@@ -322,10 +357,7 @@ struct Session::State {
     // ---- stop handlers ----
     void on_seccomp_stop(Thread& thread) {
         Task& task = *thread.task;
-        const user_regs_struct& registers = task.registers();
-        SyscallStop stop;
-        stop.number = static_cast<int>(registers.orig_rax);
-        stop.args = {registers.rdi, registers.rsi, registers.rdx, registers.r10, registers.r8, registers.r9};
+        const SyscallStop stop = syscall_stop_of(task.registers());
 
         if (emulate_signal_to_namespace_init(thread, stop)) {
             return;
@@ -524,6 +556,10 @@ struct Session::State {
         thread.task = std::make_unique<Task>(leader, leader, thread.task->tid(), thread.task->pid());
         thread.state = ThreadState::Running;
         thread.exit_reported = false;
+        // When another thread exec'd, this entry was the old leader's: its exit, and the syscall entry it
+        // was parked at, are gone with it.
+        thread.held_exit_status.reset();
+        thread.entry_deferred = false;
         for (SyscallInterceptor* interceptor : interceptors) {
             interceptor->on_exec(*thread.task);
         }
@@ -553,8 +589,18 @@ struct Session::State {
     void on_exit_event(Thread& thread) {
         unsigned long message = 0;
         ptrace(PTRACE_GETEVENTMSG, thread.task->host_tid(), nullptr, &message);
-        report_exit(thread, shell_status(static_cast<int>(message)));
         const bool was_holder = holder == thread.task->host_tid();
+        const Thread* holding = find(holder);
+        if (!was_holder && deterministic() && holding != nullptr &&
+            holding->task->host_pid() == thread.task->host_pid()) {
+            // A thread without the token exits because the holder is ending their process; whether its exit
+            // stop comes before the holder's is host timing. It waits at this stop until settle_exit lets
+            // it go, so the exits are reported holder first, then in settle_exit's order, in every run.
+            thread.state = ThreadState::Exiting;
+            thread.held_exit_status = shell_status(static_cast<int>(message));
+            return;
+        }
+        report_exit(thread, shell_status(static_cast<int>(message)));
         // exit(2) ends one thread; exit_group(2) and fatal signals end the whole process.
         const bool whole_process = thread.task->registers().orig_rax != SYS_exit;
         const pid_t host_tid = thread.task->host_tid();
@@ -596,8 +642,10 @@ struct Session::State {
         }
     }
 
-    // Waits for one dying thread to be gone, letting it through its exit stop.
+    // Waits for one dying thread to be gone: its exit is reported at its exit stop, then it may finish.
     void await_gone(pid_t host_tid) {
+        await_exit_stop(host_tid);
+        release_exit(host_tid);
         for (;;) {
             int status = 0;
             pid_t result = waitpid(host_tid, &status, __WALL);
@@ -609,14 +657,14 @@ struct Session::State {
                 on_gone(host_tid, result == host_tid ? status : 0);
                 return;
             }
-            if (status >> 16 == PTRACE_EVENT_EXIT) {
-                if (Thread* thread = find(host_tid)) {
-                    unsigned long message = 0;
-                    ptrace(PTRACE_GETEVENTMSG, host_tid, nullptr, &message);
-                    report_exit(*thread, shell_status(static_cast<int>(message)));
-                    thread->state = ThreadState::Exiting;
-                }
-            }
+            ptrace(PTRACE_CONT, host_tid, nullptr, 0);
+        }
+    }
+
+    // Reports the exit of a thread held at its exit stop and lets it finish.
+    void release_exit(pid_t host_tid) {
+        if (Thread* held = find(host_tid); held != nullptr && held->held_exit_status) {
+            report_exit(*held, *std::exchange(held->held_exit_status, std::nullopt));
             ptrace(PTRACE_CONT, host_tid, nullptr, 0);
         }
     }
@@ -629,7 +677,7 @@ struct Session::State {
         if (thread == nullptr) {
             return;
         }
-        report_exit(*thread, shell_status(status));
+        report_exit(*thread, thread->held_exit_status.value_or(shell_status(status)));
         int32_t tid = thread->task->tid();
         if (host_tid == thread->task->host_pid()) {
             waits.forget(host_tid);
@@ -681,7 +729,9 @@ struct Session::State {
         }
         procfs::SignalDispositions dispositions = procfs::signal_dispositions(thread.task->host_tid());
         uint64_t bit = uint64_t{1} << (signal_number - 1);
-        return signal_number == SIGKILL || ((dispositions.caught | dispositions.ignored) & bit) == 0;
+        // A blocked signal stays pending (a signalfd or sigwait may take it) instead of killing.
+        return signal_number == SIGKILL ||
+               ((dispositions.caught | dispositions.ignored | dispositions.blocked) & bit) == 0;
     }
 
     // The kernel never lets a signal with the default action kill a pid namespace's init, but the guest's
@@ -879,6 +929,10 @@ struct Session::State {
             return;
         }
         pid_t host_tid = thread->task->host_tid();
+        if (holds_exits() && in_exec(host_tid)) {
+            release_held_exits(thread->task->host_pid());
+            return;
+        }
         char state = procfs::thread_state(host_tid);
         if (state == 'S' && procfs::in_syscall(host_tid)) {
             thread->interrupt_requested = true;
@@ -886,27 +940,83 @@ struct Session::State {
             return;
         }
         check_interval_ns = std::min(check_interval_ns * 2, kMaxCheckNs);
-        if (state == 'R' && !thread->spin_warned && monotonic_ns() - thread->resumed_at_ns > kSpinWarningNs) {
+        if (state == 'R' && !thread->spin_warned && others_want_token() &&
+            monotonic_ns() - thread->resumed_at_ns > kSpinWarningNs) {
             thread->spin_warned = true;
-            spdlog::warn("thread {} spins without syscalls; other threads wait (no PMU preemption)",
-                         thread->task->tid());
+            // Once per thread: without a PMU nothing can preempt it deterministically, and if it waits for
+            // one of the others the run never ends (docs/USER_GUIDE.md, "Threads that spin").
+            spdlog::warn("thread {} spins without syscalls for {} s while other threads wait; without a PMU "
+                         "nothing preempts it, so if it waits for one of them this run never ends",
+                         thread->task->tid(), kSpinWarningNs / 1'000'000'000);
         }
     }
 
-    // How long to let the holder run before checking on it; negative when no other thread could use the
-    // token anyway (then there is nothing to gain from interrupting it).
+    // Whether a thread other than the holder could use the token.
+    bool others_want_token() {
+        return std::any_of(threads.begin(), threads.end(), [this](const auto& entry) {
+            const ThreadState state = entry.second.state;
+            return entry.first != holder && (state == ThreadState::Ready || state == ThreadState::Blocked ||
+                                             state == ThreadState::Waiting);
+        });
+    }
+
+    // How long to let the holder run before checking on it; negative when neither another thread nor a
+    // timer could use the token (then there is nothing to gain from interrupting it). A holder blocked in
+    // the kernel may be waiting for a virtual timer, which only fires once it gives up the token.
     int64_t holder_timeout() {
         if (!deterministic() || holder == 0) {
             return -1;
         }
-        for (auto& [host_tid, thread] : threads) {
-            if (host_tid != holder &&
-                (thread.state == ThreadState::Ready || thread.state == ThreadState::Blocked ||
-                 thread.state == ThreadState::Waiting)) {
-                return check_interval_ns;
+        const bool timers_armed = timer_source != nullptr && timer_source->armed();
+        return others_want_token() || timers_armed || holds_exits() ? check_interval_ns : -1;
+    }
+
+    bool holds_exits() const {
+        return std::any_of(threads.begin(), threads.end(),
+                           [](const auto& entry) { return entry.second.held_exit_status.has_value(); });
+    }
+
+    // The holder execs: the kernel ends the other threads of its process and waits for them to be gone, so
+    // the ones held at their exit stops must go now. Every one of them is brought to its exit stop first,
+    // so that they are reported in tid order in every run.
+    void release_held_exits(pid_t host_pid) {
+        std::vector<pid_t> ending;
+        for (auto& [other_tid, other] : threads) {
+            if (other.task->host_pid() == host_pid && other_tid != holder) {
+                ending.push_back(other_tid);
             }
         }
-        return -1;
+        for (pid_t ending_tid : ending) {
+            await_exit_stop(ending_tid);
+        }
+        for (pid_t ending_tid : ending) {
+            release_exit(ending_tid);
+        }
+    }
+
+    // Waits until a dying thread whose exit is not reported yet is held at its exit stop (or gone).
+    void await_exit_stop(pid_t host_tid) {
+        for (Thread* thread = find(host_tid);
+             thread != nullptr && !thread->held_exit_status && !thread->exit_reported;
+             thread = find(host_tid)) {
+            int status = 0;
+            const pid_t result = waitpid(host_tid, &status, __WALL);
+            if (result < 0 && errno == EINTR) {
+                continue;
+            }
+            if (result != host_tid || WIFEXITED(status) || WIFSIGNALED(status)) {
+                on_gone(host_tid, result == host_tid ? status : 0);
+                return;
+            }
+            if (status >> 16 == PTRACE_EVENT_EXIT) {
+                unsigned long message = 0;
+                ptrace(PTRACE_GETEVENTMSG, host_tid, nullptr, &message);
+                thread->state = ThreadState::Exiting;
+                thread->held_exit_status = shell_status(static_cast<int>(message));
+                return;
+            }
+            ptrace(PTRACE_CONT, host_tid, nullptr, 0);
+        }
     }
 
     void event_loop() {
@@ -942,6 +1052,9 @@ struct Session::State {
         }
         for (auto& [host_tid, thread] : threads) {
             syscall(SYS_tgkill, thread.task->host_pid(), host_tid, SIGKILL);
+            if (std::exchange(thread.held_exit_status, std::nullopt)) {
+                ptrace(PTRACE_CONT, host_tid, nullptr, 0); // let it finish dying
+            }
         }
     }
 

@@ -12,6 +12,8 @@ public:
     virtual void fire_due_timers() = 0;
     // Moves virtual time to the next deadline and fires what is due then; false when no timer is armed.
     virtual bool advance_to_next_timer() = 0;
+    // Whether a timer on elapsed virtual time is armed (a thread blocked in the kernel may wait for it).
+    virtual bool armed() const = 0;
 };
 
 } // namespace hermit::tracer

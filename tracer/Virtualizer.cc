@@ -1,5 +1,6 @@
 #include "Virtualizer.h"
 
+#include "ProcFs.h"
 #include "Task.h"
 #include "virt/AuxiliaryVector.h"
 #include "virt/DirectoryListing.h"
@@ -16,6 +17,7 @@
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/time.h>
+#include <sys/timerfd.h>
 #include <sys/times.h>
 #include <sys/utsname.h>
 
@@ -23,6 +25,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <unistd.h>
 #include <vector>
 
@@ -116,11 +119,20 @@ const std::map<int, Virtualizer::Emulation>& Virtualizer::emulations() {
         {SYS_sysinfo, &Virtualizer::emulate_sysinfo},
         {SYS_sched_getaffinity, &Virtualizer::emulate_sched_getaffinity},
         {SYS_getcpu, &Virtualizer::emulate_getcpu},
+        {SYS_rseq, &Virtualizer::refuse_rseq},
         {SYS_times, &Virtualizer::emulate_times},
         {SYS_getrusage, &Virtualizer::emulate_getrusage},
         {SYS_alarm, &Virtualizer::emulate_alarm},
         {SYS_setitimer, &Virtualizer::emulate_setitimer},
         {SYS_getitimer, &Virtualizer::emulate_getitimer},
+        {SYS_timer_create, &Virtualizer::emulate_timer_create},
+        {SYS_timer_settime, &Virtualizer::emulate_timer_settime},
+        {SYS_timer_gettime, &Virtualizer::emulate_timer_gettime},
+        {SYS_timer_getoverrun, &Virtualizer::emulate_timer_getoverrun},
+        {SYS_timer_delete, &Virtualizer::emulate_timer_delete},
+        {SYS_timerfd_create, &Virtualizer::create_timerfd},
+        {SYS_timerfd_settime, &Virtualizer::emulate_timerfd_settime},
+        {SYS_timerfd_gettime, &Virtualizer::emulate_timerfd_gettime},
         {SYS_open, &Virtualizer::redirect_open},
         {SYS_openat, &Virtualizer::redirect_open},
         {SYS_openat2, &Virtualizer::redirect_open},
@@ -182,6 +194,10 @@ void Virtualizer::on_exit(Task& task, const SyscallStop& stop, int64_t& result) 
         finish_redirected_open(task);
         return;
     }
+    if (stop.number == SYS_timerfd_create) {
+        finish_timerfd_create(task, stop, result);
+        return;
+    }
     if (result < 0) {
         return;
     }
@@ -223,6 +239,7 @@ void Virtualizer::on_exec(Task& task) {
             spdlog::warn("cannot rewrite AT_RANDOM of thread {}", task.tid());
         }
     }
+    posix_timers_.forget(task.host_pid()); // exec deletes a process's POSIX timers
     if (const auto vdso = auxv.value(AT_SYSINFO_EHDR)) {
         // Task writes fall back to /proc/<tid>/mem, which can write the read-only vDSO text.
         const auto patched = virt::patch_vdso(task, task, *vdso);
@@ -325,7 +342,7 @@ SyscallDecision Virtualizer::emulate_clock_nanosleep(Task& task, const SyscallSt
 SyscallDecision Virtualizer::emulate_alarm(Task& task, const SyscallStop& stop) {
     itimerval value{};
     value.it_value.tv_sec = static_cast<time_t>(static_cast<unsigned int>(stop.args[0]));
-    const itimerval previous = alarms_.set(task.host_pid(), value);
+    const itimerval previous = alarms_.set(task.host_pid(), ITIMER_REAL, value);
     // alarm(2) reports the seconds left, rounded to the nearest second (and never 0 while armed).
     long seconds = previous.it_value.tv_sec + (previous.it_value.tv_usec >= 500000 ? 1 : 0);
     if (seconds == 0 && (previous.it_value.tv_sec != 0 || previous.it_value.tv_usec != 0)) {
@@ -335,8 +352,9 @@ SyscallDecision Virtualizer::emulate_alarm(Task& task, const SyscallStop& stop) 
 }
 
 SyscallDecision Virtualizer::emulate_setitimer(Task& task, const SyscallStop& stop) {
-    if (static_cast<int>(stop.args[0]) != ITIMER_REAL) {
-        return SyscallDecision::pass(); // CPU-time timers stay with the kernel
+    const int which = static_cast<int>(stop.args[0]);
+    if (which != ITIMER_REAL && which != ITIMER_VIRTUAL && which != ITIMER_PROF) {
+        return failed(EINVAL);
     }
     itimerval value{};
     if (stop.args[1] != 0) {
@@ -346,35 +364,200 @@ SyscallDecision Virtualizer::emulate_setitimer(Task& task, const SyscallStop& st
         }
         value = *requested;
     }
-    if (value.it_value.tv_usec < 0 || value.it_value.tv_usec >= 1000000 || value.it_interval.tv_usec < 0 ||
-        value.it_interval.tv_usec >= 1000000) {
+    if (!virt::IntervalTimer::valid(value.it_value) || !virt::IntervalTimer::valid(value.it_interval)) {
         return failed(EINVAL);
     }
-    const itimerval previous = alarms_.set(task.host_pid(), value);
+    const itimerval previous = alarms_.set(task.host_pid(), which, value);
     return stop.args[2] == 0 ? emulated(0) : write_result(task, stop.args[2], previous);
 }
 
 SyscallDecision Virtualizer::emulate_getitimer(Task& task, const SyscallStop& stop) {
-    if (static_cast<int>(stop.args[0]) != ITIMER_REAL) {
-        return SyscallDecision::pass();
+    const int which = static_cast<int>(stop.args[0]);
+    if (which != ITIMER_REAL && which != ITIMER_VIRTUAL && which != ITIMER_PROF) {
+        return failed(EINVAL);
     }
-    return write_result(task, stop.args[1], alarms_.get(task.host_pid()));
+    return write_result(task, stop.args[1], alarms_.get(task.host_pid(), which));
 }
 
 void Virtualizer::fire_due_timers() {
     alarms_.fire_due();
+    posix_timers_.fire_due();
+    timer_fds_.fire_due();
+}
+
+std::optional<uint64_t> Virtualizer::next_timer_deadline() const {
+    std::optional<uint64_t> deadline;
+    for (const auto candidate :
+         {alarms_.next_deadline(), posix_timers_.next_deadline(), timer_fds_.next_deadline()}) {
+        if (candidate && (!deadline || *candidate < *deadline)) {
+            deadline = candidate;
+        }
+    }
+    return deadline;
+}
+
+bool Virtualizer::armed() const {
+    return next_timer_deadline().has_value();
 }
 
 bool Virtualizer::advance_to_next_timer() {
-    const auto deadline = alarms_.next_deadline();
+    const std::optional<uint64_t> deadline = next_timer_deadline();
     if (!deadline) {
         return false;
     }
     if (*deadline > clock_.elapsed_ns()) {
         clock_.sleep(*deadline - clock_.elapsed_ns());
     }
-    alarms_.fire_due();
+    fire_due_timers();
     return true;
+}
+
+namespace {
+
+// The host tid of the thread with guest tid `tid` in process `host_pid`, or 0 when there is none.
+pid_t host_thread_of(pid_t host_pid, int32_t tid) {
+    std::error_code error;
+    for (const auto& entry :
+         std::filesystem::directory_iterator("/proc/" + std::to_string(host_pid) + "/task", error)) {
+        const pid_t host_tid = static_cast<pid_t>(std::stol(entry.path().filename().string()));
+        if (procfs::guest_ids(host_tid).tid == tid) {
+            return host_tid;
+        }
+    }
+    return 0;
+}
+
+// Reads the new setting of timer_settime/timerfd_settime; nullopt with `error` set when the kernel fails.
+std::optional<itimerspec> read_timer_setting(Task& task, uint64_t address, int& error) {
+    const auto value = task.read_value<itimerspec>(address);
+    if (!value) {
+        error = EFAULT;
+        return std::nullopt;
+    }
+    if (!virt::IntervalTimer::valid(value->it_value) || !virt::IntervalTimer::valid(value->it_interval)) {
+        error = EINVAL;
+        return std::nullopt;
+    }
+    return value;
+}
+
+// The answer of timer_settime and timerfd_settime: EINVAL when there was no such timer (`previous` is
+// nullopt), else success, with the previous setting written to `old_value` when the guest asked for it.
+SyscallDecision settime_answer(Task& task, uint64_t old_value, const std::optional<itimerspec>& previous) {
+    if (!previous) {
+        return failed(EINVAL);
+    }
+    return old_value == 0 ? emulated(0) : write_result(task, old_value, *previous);
+}
+
+} // namespace
+
+SyscallDecision Virtualizer::emulate_timer_create(Task& task, const SyscallStop& stop) {
+    const auto clock_id = static_cast<clockid_t>(stop.args[0]);
+    if (!virt::PosixTimers::supports(clock_id)) {
+        return failed(EINVAL);
+    }
+    virt::PosixTimers::Notification notification;
+    if (stop.args[1] != 0) {
+        const auto event = task.read_value<sigevent>(stop.args[1]);
+        if (!event) {
+            return failed(EFAULT);
+        }
+        notification.kind = event->sigev_notify;
+        notification.signal = event->sigev_signo;
+        notification.value = event->sigev_value;
+        if (notification.kind != SIGEV_NONE && notification.kind != SIGEV_SIGNAL &&
+            notification.kind != SIGEV_THREAD_ID) {
+            return failed(EINVAL);
+        }
+        if (notification.kind != SIGEV_NONE && (notification.signal <= 0 || notification.signal > SIGRTMAX)) {
+            return failed(EINVAL);
+        }
+        if (notification.kind == SIGEV_THREAD_ID) {
+            notification.host_tid = host_thread_of(task.host_pid(), event->_sigev_un._tid);
+            if (notification.host_tid == 0) {
+                return failed(EINVAL);
+            }
+        }
+    }
+    notification.value_is_timer_id = stop.args[1] == 0;
+    const int id = posix_timers_.create(task.host_pid(), clock_id, notification);
+    if (!task.write_value(stop.args[2], static_cast<int32_t>(id))) {
+        posix_timers_.remove(task.host_pid(), id);
+        return failed(EFAULT);
+    }
+    return emulated(0);
+}
+
+SyscallDecision Virtualizer::emulate_timer_settime(Task& task, const SyscallStop& stop) {
+    int error = 0;
+    const auto value = read_timer_setting(task, stop.args[2], error);
+    if (!value) {
+        return failed(error);
+    }
+    return settime_answer(task, stop.args[3],
+                          posix_timers_.set(task.host_pid(), static_cast<int>(stop.args[0]),
+                                            (stop.args[1] & TIMER_ABSTIME) != 0, *value));
+}
+
+SyscallDecision Virtualizer::emulate_timer_gettime(Task& task, const SyscallStop& stop) {
+    const auto current = posix_timers_.get(task.host_pid(), static_cast<int>(stop.args[0]));
+    return current ? write_result(task, stop.args[1], *current) : failed(EINVAL);
+}
+
+SyscallDecision Virtualizer::emulate_timer_getoverrun(Task& task, const SyscallStop& stop) {
+    const auto overrun = posix_timers_.overrun(task.host_pid(), static_cast<int>(stop.args[0]));
+    return overrun ? emulated(*overrun) : failed(EINVAL);
+}
+
+SyscallDecision Virtualizer::emulate_timer_delete(Task& task, const SyscallStop& stop) {
+    return posix_timers_.remove(task.host_pid(), static_cast<int>(stop.args[0])) ? emulated(0)
+                                                                                 : failed(EINVAL);
+}
+
+SyscallDecision Virtualizer::create_timerfd(Task& task, const SyscallStop& stop) {
+    const auto clock_id = static_cast<clockid_t>(stop.args[0]);
+    if (!virt::TimerFds::supports(clock_id) || (stop.args[1] & ~uint64_t{TFD_CLOEXEC | TFD_NONBLOCK}) != 0) {
+        return failed(EINVAL);
+    }
+    // The kernel makes an eventfd instead (TFD_* and EFD_* flags are the same O_* bits); the exit stop
+    // hands it to timer_fds_.
+    user_regs_struct registers = task.registers();
+    registers.orig_rax = SYS_eventfd2;
+    registers.rdi = 0;
+    task.set_registers(registers);
+    return SyscallDecision::stop_at_exit();
+}
+
+void Virtualizer::finish_timerfd_create(Task& task, const SyscallStop& stop, int64_t result) {
+    // The syscall instruction preserves argument registers, and compiled code may rely on that.
+    user_regs_struct registers = task.registers();
+    registers.rdi = stop.args[0];
+    task.set_registers(registers);
+    if (result >= 0 &&
+        !timer_fds_.adopt(task.host_pid(), static_cast<int>(result), static_cast<clockid_t>(stop.args[0]))) {
+        spdlog::warn("cannot follow the timerfd {} of process {}: it never expires", result, task.pid());
+    }
+}
+
+SyscallDecision Virtualizer::emulate_timerfd_settime(Task& task, const SyscallStop& stop) {
+    constexpr uint64_t kKnownFlags = TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET;
+    if ((stop.args[1] & ~kKnownFlags) != 0) {
+        return failed(EINVAL);
+    }
+    int error = 0;
+    const auto value = read_timer_setting(task, stop.args[2], error);
+    if (!value) {
+        return failed(error);
+    }
+    return settime_answer(task, stop.args[3],
+                          timer_fds_.set(task.host_pid(), static_cast<int>(stop.args[0]),
+                                         (stop.args[1] & TFD_TIMER_ABSTIME) != 0, *value));
+}
+
+SyscallDecision Virtualizer::emulate_timerfd_gettime(Task& task, const SyscallStop& stop) {
+    const auto current = timer_fds_.get(task.host_pid(), static_cast<int>(stop.args[0]));
+    return current ? write_result(task, stop.args[1], *current) : failed(EINVAL);
 }
 
 SyscallDecision Virtualizer::emulate_getrandom(Task& task, const SyscallStop& stop) {
@@ -437,6 +620,12 @@ SyscallDecision Virtualizer::emulate_getcpu(Task& task, const SyscallStop& stop)
         return failed(EFAULT);
     }
     return emulated(0);
+}
+
+SyscallDecision Virtualizer::refuse_rseq(Task&, const SyscallStop&) {
+    // The kernel writes the CPU a thread runs on into its registered rseq area, where glibc's sched_getcpu
+    // reads it. Without rseq, glibc asks getcpu(2), which is virtualized.
+    return failed(ENOSYS);
 }
 
 SyscallDecision Virtualizer::emulate_times(Task& task, const SyscallStop& stop) {

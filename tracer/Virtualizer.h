@@ -1,6 +1,7 @@
 #pragma once
 // Virtualizer: the interceptor that makes `hermit run` deterministic. It answers every guest question whose
-// answer depends on the host or on when the guest runs: clocks (syscalls, the vDSO and rdtsc), randomness
+// answer depends on the host or on when the guest runs: clocks (syscalls, the vDSO and rdtsc), timers
+// (alarm/setitimer, POSIX timers, timerfds: TimerSource on the virtual clock), randomness
 // (getrandom, /dev/urandom, AT_RANDOM), CPUID, uname, sysinfo, CPU counts and affinity, resource usage,
 // and file metadata (stat times, inode and device numbers, directory order). docs/USER_GUIDE.md ("What is
 // virtualized") lists exactly what is virtualized and what is not.
@@ -16,7 +17,9 @@
 #include "virt/GuestRandom.h"
 #include "virt/InodeTable.h"
 #include "virt/InstructionEmulator.h"
+#include "virt/PosixTimers.h"
 #include "virt/StatRewriter.h"
+#include "virt/TimerFds.h"
 #include "virt/VirtualClock.h"
 #include "virt/VirtualFiles.h"
 
@@ -54,6 +57,7 @@ public:
 
     void fire_due_timers() override;
     bool advance_to_next_timer() override;
+    bool armed() const override;
 
     const virt::VirtualClock& clock() const { return clock_; }
     virt::VirtualClock& clock() { return clock_; }
@@ -75,16 +79,29 @@ private:
     SyscallDecision emulate_sysinfo(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_sched_getaffinity(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_getcpu(Task& task, const SyscallStop& stop);
+    SyscallDecision refuse_rseq(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_times(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_getrusage(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_alarm(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_setitimer(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_getitimer(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_timer_create(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_timer_settime(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_timer_gettime(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_timer_getoverrun(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_timer_delete(Task& task, const SyscallStop& stop);
+    SyscallDecision create_timerfd(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_timerfd_settime(Task& task, const SyscallStop& stop);
+    SyscallDecision emulate_timerfd_gettime(Task& task, const SyscallStop& stop);
     SyscallDecision redirect_open(Task& task, const SyscallStop& stop);
+
+    // The earliest deadline of any timer on elapsed virtual time.
+    std::optional<uint64_t> next_timer_deadline() const;
 
     void rewrite_stat_result(Task& task, const SyscallStop& stop);
     void rewrite_directory_entries(Task& task, const SyscallStop& stop, int64_t result);
     void finish_redirected_open(Task& task);
+    void finish_timerfd_create(Task& task, const SyscallStop& stop, int64_t result);
 
     // A redirected open waiting for its exit stop.
     struct PendingOpen {
@@ -98,6 +115,8 @@ private:
     EventSink* sink_;
     virt::VirtualClock clock_;
     virt::AlarmTimers alarms_{clock_};
+    virt::PosixTimers posix_timers_{clock_};
+    virt::TimerFds timer_fds_{clock_};
     virt::GuestRandom guest_random_;
     virt::CpuidTable cpuid_;
     virt::InstructionEmulator instructions_;

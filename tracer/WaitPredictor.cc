@@ -20,6 +20,9 @@
 #include <cerrno>
 #include <cstddef>
 #include <ctime>
+#include <fstream>
+#include <string>
+#include <string_view>
 #include <sys/time.h>
 
 namespace hermit::tracer {
@@ -45,6 +48,65 @@ uint64_t timeout_argument(const SyscallStop& stop) {
     default: // select, pselect6
         return stop.args[4];
     }
+}
+
+// A signalfd: the signals it reads and whether it was opened non-blocking.
+struct SignalFd {
+    uint64_t mask = 0;
+    bool nonblocking = false;
+};
+
+// A signalfd reports the pending signals of the thread that reads or polls it, so polling hermit's
+// duplicate would ask about hermit's own signals: its mask is read from /proc instead. nullopt when `fd`
+// is not a signalfd.
+std::optional<SignalFd> signalfd_of(pid_t host_pid, int fd) {
+    const std::string descriptor = "/proc/" + std::to_string(host_pid) + "/fd/" + std::to_string(fd);
+    char target[64] = {};
+    const ssize_t length = readlink(descriptor.c_str(), target, sizeof target - 1);
+    if (length <= 0 || std::string_view(target, static_cast<size_t>(length)) != "anon_inode:[signalfd]") {
+        return std::nullopt;
+    }
+    std::ifstream info("/proc/" + std::to_string(host_pid) + "/fdinfo/" + std::to_string(fd));
+    SignalFd signalfd;
+    std::string field;
+    while (info >> field) {
+        if (field == "flags:") {
+            unsigned flags = 0;
+            info >> std::oct >> flags;
+            signalfd.nonblocking = (flags & O_NONBLOCK) != 0;
+        } else if (field == "sigmask:") {
+            info >> std::hex >> signalfd.mask;
+        }
+    }
+    return signalfd;
+}
+
+// What to poll for an epoll_wait on `epoll_fd`: the epoll descriptor itself, which polls readable while any
+// of its interests is ready; but when a signalfd is among them (the tracer's poll would ask about hermit's
+// own signals), each interest listed in /proc/<pid>/fdinfo instead, by its descriptor and events.
+std::vector<std::pair<int, short>> epoll_requests(pid_t host_pid, int epoll_fd) {
+    std::ifstream info("/proc/" + std::to_string(host_pid) + "/fdinfo/" + std::to_string(epoll_fd));
+    std::vector<std::pair<int, short>> interests;
+    bool has_signalfd = false;
+    std::string field;
+    while (info >> field) {
+        if (field != "tfd:") {
+            continue;
+        }
+        int fd = -1;
+        unsigned events = 0;
+        info >> std::dec >> fd >> field >> std::hex >> events;
+        interests.emplace_back(fd, static_cast<short>(events & (POLLIN | POLLPRI | POLLOUT | POLLRDHUP)));
+        has_signalfd |= signalfd_of(host_pid, fd).has_value();
+    }
+    if (!has_signalfd) {
+        return {{epoll_fd, POLLIN}};
+    }
+    return interests;
+}
+
+bool signal_pending_for(pid_t host_tid, const SignalFd& signalfd) {
+    return (procfs::signal_dispositions(host_tid).pending & signalfd.mask) != 0;
 }
 
 } // namespace
@@ -97,13 +159,15 @@ bool WaitPredictor::waits_for_something(Task& task, const SyscallStop& stop) {
     case SYS_pause:
     case SYS_rt_sigsuspend:
         return true; // until a signal
+    case SYS_rt_sigtimedwait:
+        return timeout_ns(task, stop, virt::VirtualClock{}) != 0 && signal_wait_would_wait(task, stop);
     case SYS_read:
     case SYS_readv:
-        return read_would_wait(task.host_pid(), fd);
+        return read_would_wait(task, fd);
     case SYS_recvfrom:
     case SYS_recvmsg: {
         const uint64_t flags = stop.number == SYS_recvfrom ? stop.args[3] : stop.args[2];
-        return (flags & MSG_DONTWAIT) == 0 && read_would_wait(task.host_pid(), fd);
+        return (flags & MSG_DONTWAIT) == 0 && read_would_wait(task, fd);
     }
     case SYS_write:
         return write_would_wait(task.host_pid(), fd, stop.args[2]);
@@ -139,10 +203,9 @@ bool WaitPredictor::poll_would_wait(Task& task, const SyscallStop& stop) {
             }
         }
     } else {
-        // An epoll descriptor polls readable while any of its interests is ready.
-        requests.emplace_back(static_cast<int>(stop.args[0]), POLLIN);
+        requests = epoll_requests(task.host_pid(), static_cast<int>(stop.args[0]));
     }
-    return !any_ready(task.host_pid(), requests);
+    return !any_ready(task, requests);
 }
 
 bool WaitPredictor::select_would_wait(Task& task, const SyscallStop& stop) {
@@ -166,7 +229,12 @@ bool WaitPredictor::select_would_wait(Task& task, const SyscallStop& stop) {
             }
         }
     }
-    return !any_ready(task.host_pid(), requests);
+    return !any_ready(task, requests);
+}
+
+bool WaitPredictor::signal_wait_would_wait(Task& task, const SyscallStop& stop) {
+    const auto awaited = task.read_value<uint64_t>(stop.args[0]);
+    return awaited && (procfs::signal_dispositions(task.host_tid()).pending & *awaited) == 0;
 }
 
 bool WaitPredictor::child_wait_would_wait(Task& task, const SyscallStop& stop) {
@@ -192,8 +260,11 @@ bool WaitPredictor::child_wait_would_wait(Task& task, const SyscallStop& stop) {
     });
 }
 
-bool WaitPredictor::read_would_wait(pid_t host_pid, int fd) {
-    int copy = duplicate(host_pid, fd);
+bool WaitPredictor::read_would_wait(Task& task, int fd) {
+    if (const auto signalfd = signalfd_of(task.host_pid(), fd)) {
+        return !signalfd->nonblocking && !signal_pending_for(task.host_tid(), *signalfd);
+    }
+    int copy = duplicate(task.host_pid(), fd);
     if (copy < 0) {
         return false;
     }
@@ -230,18 +301,25 @@ bool WaitPredictor::write_would_wait(pid_t host_pid, int fd, size_t length) {
     return waits;
 }
 
-bool WaitPredictor::any_ready(pid_t host_pid, const std::vector<std::pair<int, short>>& requests) {
+bool WaitPredictor::any_ready(Task& task, const std::vector<std::pair<int, short>>& requests) {
     std::vector<pollfd> copies;
-    bool unknown = false;
+    bool ready_without_polling = false;
     for (const auto& [fd, events] : requests) {
-        int copy = duplicate(host_pid, fd);
+        if (const auto signalfd = signalfd_of(task.host_pid(), fd)) {
+            if ((events & POLLIN) != 0 && signal_pending_for(task.host_tid(), *signalfd)) {
+                ready_without_polling = true; // readable: no need to look further
+                break;
+            }
+            continue;
+        }
+        int copy = duplicate(task.host_pid(), fd);
         if (copy < 0) {
-            unknown = true; // a closed descriptor reports POLLNVAL at once
+            ready_without_polling = true; // a closed descriptor reports POLLNVAL at once
             break;
         }
         copies.push_back(pollfd{copy, events, 0});
     }
-    bool ready = unknown || (!copies.empty() && poll(copies.data(), copies.size(), 0) != 0);
+    bool ready = ready_without_polling || (!copies.empty() && poll(copies.data(), copies.size(), 0) != 0);
     for (const pollfd& copy : copies) {
         close(copy.fd);
     }
@@ -283,6 +361,8 @@ std::optional<int64_t> WaitPredictor::timeout_ns(Task& task, const SyscallStop& 
         }
         return timeout == 0 ? std::nullopt : timespec_at(timeout);
     }
+    case SYS_rt_sigtimedwait:
+        return stop.args[2] == 0 ? std::nullopt : timespec_at(stop.args[2]);
     case SYS_select: {
         const uint64_t timeout = timeout_argument(stop);
         const auto value = timeout == 0 ? std::nullopt : task.read_value<timeval>(timeout);
@@ -298,6 +378,8 @@ int64_t WaitPredictor::time_out(Task& task, const SyscallStop& stop) {
     switch (stop.number) {
     case SYS_futex:
         return -ETIMEDOUT;
+    case SYS_rt_sigtimedwait:
+        return -EAGAIN;
     case SYS_poll:
     case SYS_ppoll:
         for (uint64_t index = 0; index < std::min(stop.args[1], kMaxExaminedDescriptors); index++) {

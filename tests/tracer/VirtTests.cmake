@@ -2,6 +2,9 @@
 add_executable(tracer_virt_tests
   virt/VirtualClockTest.cc
   virt/AlarmTimersTest.cc
+  virt/IntervalTimerTest.cc
+  virt/PosixTimersTest.cc
+  virt/TimerFdsTest.cc
   virt/EpochTest.cc
   virt/GuestRandomTest.cc
   virt/CpuidTableTest.cc

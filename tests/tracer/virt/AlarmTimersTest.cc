@@ -2,11 +2,11 @@
 // before, and periodic timers re-arm; the settings read back like getitimer(2).
 #include "tracer/virt/AlarmTimers.h"
 
+#include "SignalTarget.h"
+
 #include <gtest/gtest.h>
 
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace hermit::tracer::virt {
 namespace {
@@ -18,47 +18,11 @@ itimerval after(long milliseconds, long interval_milliseconds = 0) {
                      {milliseconds / 1000, milliseconds % 1000 * 1000}};
 }
 
-// A child that blocks SIGALRM and reports through its exit status whether one is pending.
-class AlarmTarget {
-public:
-    AlarmTarget() {
-        sigset_t alarm_only;
-        sigemptyset(&alarm_only);
-        sigaddset(&alarm_only, SIGALRM);
-        sigprocmask(SIG_BLOCK, &alarm_only, &saved_);
-        pid_ = fork();
-        if (pid_ == 0) {
-            int received = 0;
-            timespec limit{5, 0};
-            received = sigtimedwait(&alarm_only, nullptr, &limit) == SIGALRM;
-            _exit(received ? 0 : 1);
-        }
-    }
-    ~AlarmTarget() {
-        if (pid_ > 0) {
-            kill(pid_, SIGKILL);
-            waitpid(pid_, nullptr, 0);
-        }
-        sigprocmask(SIG_SETMASK, &saved_, nullptr);
-    }
-    pid_t pid() const { return pid_; }
-    bool received_alarm() {
-        int status = 0;
-        waitpid(pid_, &status, 0);
-        pid_ = 0;
-        return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    }
-
-private:
-    pid_t pid_ = 0;
-    sigset_t saved_{};
-};
-
 TEST(AlarmTimers, FiresOnlyOnceVirtualTimePassesTheDeadline) {
     VirtualClock clock;
     AlarmTimers timers(clock);
-    AlarmTarget target;
-    timers.set(target.pid(), after(20));
+    SignalTarget target(SIGALRM);
+    timers.set(target.pid(), ITIMER_REAL, after(20));
     EXPECT_EQ(timers.next_deadline(), 20 * kMs);
     clock.sleep(19 * kMs);
     timers.fire_due();
@@ -66,34 +30,51 @@ TEST(AlarmTimers, FiresOnlyOnceVirtualTimePassesTheDeadline) {
     clock.sleep(1 * kMs);
     timers.fire_due();
     EXPECT_FALSE(timers.next_deadline().has_value()) << "a one-shot timer is disarmed once it fired";
-    EXPECT_TRUE(target.received_alarm());
+    EXPECT_TRUE(target.received());
 }
 
 TEST(AlarmTimers, PeriodicTimerReArmsAfterItsInterval) {
     VirtualClock clock;
     AlarmTimers timers(clock);
-    AlarmTarget target;
-    timers.set(target.pid(), after(10, 5));
+    SignalTarget target(SIGALRM);
+    timers.set(target.pid(), ITIMER_REAL, after(10, 5));
     clock.sleep(12 * kMs);
     timers.fire_due();
     EXPECT_EQ(timers.next_deadline(), 15 * kMs);
-    EXPECT_TRUE(target.received_alarm());
+    EXPECT_TRUE(target.received());
 }
 
 TEST(AlarmTimers, SettingReportsThePreviousTimerAndZeroDisarms) {
     VirtualClock clock;
     AlarmTimers timers(clock);
     const pid_t someone = 12345;
-    EXPECT_EQ(timers.set(someone, after(1500, 100)).it_value.tv_sec, 0);
+    EXPECT_EQ(timers.set(someone, ITIMER_REAL, after(1500, 100)).it_value.tv_sec, 0);
     clock.sleep(500 * kMs);
-    itimerval current = timers.get(someone);
+    itimerval current = timers.get(someone, ITIMER_REAL);
     EXPECT_EQ(current.it_value.tv_sec, 1);
     EXPECT_EQ(current.it_value.tv_usec, 0);
     EXPECT_EQ(current.it_interval.tv_usec, 100000);
-    itimerval previous = timers.set(someone, after(0));
+    itimerval previous = timers.set(someone, ITIMER_REAL, after(0));
     EXPECT_EQ(previous.it_value.tv_sec, 1);
     EXPECT_FALSE(timers.next_deadline().has_value());
-    EXPECT_EQ(timers.get(someone).it_value.tv_sec, 0);
+    EXPECT_EQ(timers.get(someone, ITIMER_REAL).it_value.tv_sec, 0);
+}
+
+// ITIMER_VIRTUAL and ITIMER_PROF count busy time: sleeping never brings them closer.
+TEST(AlarmTimers, CpuTimeTimersCountBusyTimeOnly) {
+    VirtualClock clock;
+    AlarmTimers timers(clock);
+    const pid_t someone = 12345;
+    timers.set(someone, ITIMER_VIRTUAL, after(1));
+    timers.set(someone, ITIMER_PROF, after(2));
+    EXPECT_FALSE(timers.next_deadline().has_value()) << "busy time does not pass while every thread waits";
+    clock.sleep(10 * kMs);
+    EXPECT_EQ(timers.get(someone, ITIMER_VIRTUAL).it_value.tv_usec, 1000);
+    for (uint64_t busy = 0; busy < kMs; busy += VirtualClock::kEventStepNs) {
+        clock.tick();
+    }
+    EXPECT_EQ(timers.get(someone, ITIMER_PROF).it_value.tv_usec, 1000);
+    EXPECT_EQ(timers.get(someone, ITIMER_REAL).it_value.tv_sec, 0);
 }
 
 } // namespace
