@@ -3,6 +3,7 @@
 #include "RecordedSyscalls.h"
 #include "tracer/SyscallTable.h"
 #include "tracer/Task.h"
+#include "tracer/virt/VirtualFiles.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -59,6 +60,9 @@ tracer::SyscallDecision Recorder::on_entry(tracer::Task& task, const tracer::Sys
     if (replay_treatment(stop.number) == ReplayTreatment::Execute) {
         copy_executed_file(task, stop);
     }
+    if (replay_treatment(stop.number) == ReplayTreatment::OpenFile) {
+        pending.virtual_file = opens_virtual_file(task, stop);
+    }
     return replay_treatment(stop.number) == ReplayTreatment::NotRecorded
                ? tracer::SyscallDecision::pass()
                : tracer::SyscallDecision::stop_at_exit();
@@ -74,7 +78,9 @@ void Recorder::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int6
         pending->second.memory_writes = capture_outputs(task, stop, result);
         break;
     case ReplayTreatment::OpenFile:
-        copy_opened_file(task, stop, result);
+        if (!pending->second.virtual_file) {
+            copy_opened_file(task, stop, result);
+        }
         break;
     case ReplayTreatment::Write:
         pending->second.stdio = capture_stdio(task, stop, result);
@@ -127,6 +133,12 @@ std::vector<MemoryWrite> Recorder::capture_outputs(tracer::Task& task, const tra
         writes.push_back(MemoryWrite{range.address, std::move(*bytes)});
     }
     return writes;
+}
+
+bool Recorder::opens_virtual_file(tracer::Task& task, const tracer::SyscallStop& stop) {
+    // Seen before the Virtualizer rewrites the path: the guest's own spelling decides, as it does there.
+    auto path = task.read_string(stop.args[stop.number == SYS_open ? 0 : 1]);
+    return path && tracer::virt::VirtualFiles::replaced(*path);
 }
 
 void Recorder::copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result) {

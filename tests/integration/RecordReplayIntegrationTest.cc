@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -115,6 +116,30 @@ TEST_F(RecordReplayTest, ReplayLeavesTheUsersFilesAlone) {
     std::string contents((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
     EXPECT_EQ(contents, "changed by the user");
     EXPECT_FALSE(std::filesystem::exists(tool));
+}
+
+uint64_t directory_bytes(const std::filesystem::path& directory) {
+    uint64_t total = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(directory)) {
+        if (entry.is_regular_file()) {
+            total += entry.file_size();
+        }
+    }
+    return total;
+}
+
+TEST_F(RecordReplayTest, FilesTheVirtualizerGeneratesAreNotCopied) {
+    // Each open of /dev/urandom is served from a fresh 4 MiB generated file; copying them would take
+    // 64 * 4 MiB, while the guest reads only 64 * 16 bytes.
+    ProcessResult recorded =
+        hermit({"record", "start", "--name=urandom", "--", guest_path("replay_urandom"), "64"});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text.rfind("64 opens, digest ", 0), 0u) << recorded.stdout_text;
+    EXPECT_LT(directory_bytes(data_dir_ / "urandom-1"), 256u * 1024);
+
+    ProcessResult replayed = hermit({"replay", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
 }
 
 TEST_F(RecordReplayTest, DumpPrintsOneIndexedLinePerEvent) {
