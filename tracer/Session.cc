@@ -1025,6 +1025,7 @@ int Session::run() {
     launch.cwd = options.cwd;
     launch.namespaces = options.namespaces;
     launch.disable_aslr = options.disable_aslr;
+    launch.stand_ins = options.stand_ins ? &*options.stand_ins : nullptr;
 
     std::set<int> trapped;
     if (options.deterministic_scheduling) {

@@ -87,6 +87,8 @@ inline RecordingMeta sample_meta(const std::string& id) {
     meta.config.sched_heuristic = "pct";
     meta.host.kernel_release = "6.18.0";
     meta.host.cpu_count = 2;
+    meta.inherited_descriptors = {{3, InheritedDescriptor::Kind::Pipe, 01},
+                                  {7, InheritedDescriptor::Kind::File, 0}};
     return meta;
 }
 

@@ -142,6 +142,36 @@ TEST_F(RecordReplayTest, FilesTheVirtualizerGeneratesAreNotCopied) {
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
 }
 
+TEST_F(RecordReplayTest, InheritedDescriptorsKeepTheirNumbersOnReplay) {
+    const auto input = directory_ / "inherited.txt";
+    const auto output = directory_ / "written.txt";
+    std::ofstream(input) << "inherited contents";
+    const std::vector<std::string> environment = {"HERMIT_DATA_DIR=" + data_dir_.string()};
+    // The shell opens 4 and 7 for hermit (and closes whatever else of 3-9 the test runner left open).
+    ProcessResult recorded =
+        run_process({"sh", "-c",
+                     "exec \"$0\" record start -- \"$1\" \"$2\" 3<&- 5<&- 6<&- 8<&- 9<&- "
+                     "4<\"$2\" 7>\"$3\"",
+                     hermit_binary(), guest_path("replay_descriptors"), input.string(), output.string()},
+                    "", 120, environment);
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text, "inherited: 4 7\nread 18 bytes from 4: inherited contents\nwrote to 7\n"
+                                    "opened at 3\n");
+
+    // Replayed from a hermit holding 3 and 5 instead: the guest must still get 4 and 7 only, and its
+    // open must still return 3; the write to 7 must not reach the user's file again.
+    std::ofstream(input, std::ios::trunc) << "changed";
+    ProcessResult replayed =
+        run_process({"sh", "-c", "exec \"$0\" replay --autopilot 4<&- 6<&- 7<&- 8<&- 9<&- 3<\"$1\" 5<\"$1\"",
+                     hermit_binary(), input.string()},
+                    "", 120, environment);
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+    std::ifstream stream(output);
+    EXPECT_EQ(std::string((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>()),
+              "to 7\n");
+}
+
 TEST_F(RecordReplayTest, DumpPrintsOneIndexedLinePerEvent) {
     ASSERT_EQ(hermit({"record", "start", "--", guest_path("tracer_threads")}).exit_status, 0);
     ProcessResult dump = hermit({"record", "dump", "--count", "2"});
