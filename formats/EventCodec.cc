@@ -134,6 +134,8 @@ void encode_payload(const SignalEvent& in, schema::Event::Builder out) {
     signal.setCode(in.code);
     signal.setSenderPid(in.sender_pid);
     signal.setFatal(in.fatal);
+    signal.setOutside(in.outside);
+    signal.setSenderUid(in.sender_uid);
 }
 
 void encode_payload(const ThreadStartEvent& in, schema::Event::Builder out) {
@@ -199,7 +201,8 @@ EventPayload decode_payload(schema::Event::Reader in) {
     }
     case schema::Event::SIGNAL: {
         auto signal = in.getSignal();
-        return SignalEvent{signal.getNumber(), signal.getCode(), signal.getSenderPid(), signal.getFatal()};
+        return SignalEvent{signal.getNumber(), signal.getCode(),    signal.getSenderPid(),
+                           signal.getFatal(),  signal.getOutside(), signal.getSenderUid()};
     }
     case schema::Event::THREAD_START: {
         auto start = in.getThreadStart();

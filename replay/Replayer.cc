@@ -144,6 +144,11 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
     }
     if (const Event* next = log_.peek();
         next != nullptr && next->tid == task.tid() && std::holds_alternative<SignalEvent>(next->payload)) {
+        const auto& signal = std::get<SignalEvent>(next->payload);
+        if (signal.outside) {
+            // Sent from outside when recorded, and delivered at this entry: send it again.
+            return tracer::SyscallDecision::deliver_signal(signal);
+        }
         // A signal interrupted this syscall when recorded (it left no event of its own); the same signal is
         // pending now, so the kernel interrupts it the same way.
         return tracer::SyscallDecision::pass();

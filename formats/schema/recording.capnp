@@ -146,6 +146,8 @@ struct Signal {
   code @1 :Int32;                # si_code
   senderPid @2 :Int32;
   fatal @3 :Bool;
+  outside @4 :Bool;              # sent from outside the guest: replay sends it again at this event
+  senderUid @5 :Int32;           # si_uid, kept for signals from outside
 }
 
 struct ThreadStart {

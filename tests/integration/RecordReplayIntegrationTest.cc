@@ -172,6 +172,28 @@ TEST_F(RecordReplayTest, InheritedDescriptorsKeepTheirNumbersOnReplay) {
               "to 7\n");
 }
 
+TEST_F(RecordReplayTest, SignalsFromOutsideAreDeliveredAtTheSameEventOnReplay) {
+    const auto ready = directory_ / "ready";
+    // The shell starts the recording, waits until the guest's handler is installed and sends SIGUSR1 to
+    // the guest (the namespace holder's child, or hermit's child when namespaces are unavailable).
+    const std::string script =
+        "\"$0\" record start --name=outside -- \"$1\" \"$2\" & recorder=$!; tries=0;"
+        " while [ ! -s \"$2\" ] && [ $tries -lt 3000 ]; do sleep 0.01; tries=$((tries+1)); done;"
+        " holder=$(pgrep -P $recorder); guest=$(pgrep -P $holder);"
+        " kill -USR1 ${guest:-$holder}; wait $recorder";
+    ProcessResult recorded = run_process(
+        {"sh", "-c", script, hermit_binary(), guest_path("replay_outside_signal"), ready.string()}, "", 120,
+        {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stdout_text << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text.rfind("SIGUSR1 (si_code 0) after ", 0), 0u) << recorded.stdout_text;
+
+    ProcessResult replayed = hermit({"replay", "outside-1", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+    ProcessResult dump = hermit({"record", "dump", "outside-1"});
+    EXPECT_NE(dump.stdout_text.find("signal 10 (code 0, from outside the guest, pid 0)"), std::string::npos);
+}
+
 TEST_F(RecordReplayTest, DumpPrintsOneIndexedLinePerEvent) {
     ASSERT_EQ(hermit({"record", "start", "--", guest_path("tracer_threads")}).exit_status, 0);
     ProcessResult dump = hermit({"record", "dump", "--count", "2"});
