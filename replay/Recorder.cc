@@ -1,5 +1,6 @@
 #include "Recorder.h"
 
+#include "GuestFileIo.h"
 #include "RecordedSyscalls.h"
 #include "tracer/SyscallTable.h"
 #include "tracer/Task.h"
@@ -63,6 +64,15 @@ tracer::SyscallDecision Recorder::on_entry(tracer::Task& task, const tracer::Sys
     if (replay_treatment(stop.number) == ReplayTreatment::OpenFile) {
         pending.virtual_file = opens_virtual_file(task, stop);
     }
+    // hermit's own stdout/stderr (when they are files) need their StdioEvent, from the exit stop.
+    auto not_own_stdio = [this](const ObjectIdentity& file) {
+        return file != own_stdout_ && file != own_stderr_;
+    };
+    if (auto done = GuestFileIo::perform(task, stop, not_own_stdio)) {
+        pending.performed = true;
+        pending.memory_writes = std::move(done->outputs);
+        return tracer::SyscallDecision::emulate(done->result);
+    }
     return replay_treatment(stop.number) == ReplayTreatment::NotRecorded
                ? tracer::SyscallDecision::pass()
                : tracer::SyscallDecision::stop_at_exit();
@@ -98,6 +108,9 @@ void Recorder::on_event(const Event& event) {
     if (auto* syscall = std::get_if<SyscallEvent>(&recorded.payload)) {
         auto pending = pending_.find(event.tid);
         if (pending != pending_.end() && pending->second.number == syscall->number) {
+            if (pending->second.performed) {
+                syscall->emulated = false;
+            }
             if (!syscall->emulated) {
                 // What the Virtualizer produced is recomputed on replay; only the outside world's is kept.
                 syscall->memory_writes = std::move(pending->second.memory_writes);

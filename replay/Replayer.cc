@@ -1,5 +1,6 @@
 #include "Replayer.h"
 
+#include "GuestFileIo.h"
 #include "RecordedSyscalls.h"
 #include "Recorder.h"
 #include "formats/Error.h"
@@ -208,21 +209,10 @@ tracer::SyscallDecision Replayer::emulate_input(tracer::Task& task, const tracer
                          "that memory is not mapped");
         }
     }
-    const int fd = static_cast<int>(stop.args[0]);
-    if ((stop.number == SYS_read || stop.number == SYS_readv) && recorded.result > 0 &&
-        !GuestDescriptors::is_stream(task.host_pid(), fd)) {
+    if ((stop.number == SYS_read || stop.number == SYS_readv) && recorded.result > 0) {
         // The guest may write to this file next without seeking (ld reads back its output): the real
-        // offset must move as the recorded read moved it. The kernel runs lseek(fd, result, SEEK_CUR)
-        // instead, and the guest sees the recorded result.
-        PendingSyscall& pending = pending_[task.tid()];
-        user_regs_struct registers = task.registers();
-        pending.saved_arguments = {registers.rsi, registers.rdx};
-        pending.result = recorded.result;
-        registers.orig_rax = SYS_lseek;
-        registers.rsi = static_cast<uint64_t>(recorded.result);
-        registers.rdx = SEEK_CUR;
-        task.set_registers(registers);
-        return tracer::SyscallDecision::stop_at_exit();
+        // offset must move as the recorded read moved it.
+        GuestFileIo::advance_offset(task, static_cast<int>(stop.args[0]), recorded.result);
     }
     return emulate(task, stop, recorded.result);
 }
@@ -345,7 +335,6 @@ void Replayer::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int6
         registers.rsi = (*pending->second.saved_arguments)[0];
         registers.rdx = (*pending->second.saved_arguments)[1];
         task.set_registers(registers);
-        result = pending->second.result.value_or(result);
         return;
     }
     const bool executed = (stop.number == SYS_execve || stop.number == SYS_execveat) && result == 0;
@@ -457,6 +446,9 @@ tracer::SyscallDecision Replayer::write(tracer::Task& task, const tracer::Syscal
     if (!is_inherited(task.host_pid(), fd)) {
         if (GuestDescriptors::is_stream(task.host_pid(), fd)) {
             return emulate(task, stop, recorded.result);
+        }
+        if (auto done = GuestFileIo::perform(task, stop, [](const ObjectIdentity&) { return true; })) {
+            return tracer::SyscallDecision::emulate(done->result);
         }
         return tracer::SyscallDecision::pass();
     }

@@ -68,9 +68,8 @@ private:
         bool redirected = false;
         uint64_t original_path_argument = 0;
         std::optional<std::vector<uint8_t>> written_bytes; // a real write to hermit's stdout/stderr
-        // rsi and rdx of a syscall the replayer rewrote into an lseek, and the result the guest must see.
+        // rsi and rdx of an lseek the replayer rewrote to seek to the recorded offset.
         std::optional<std::array<uint64_t, 2>> saved_arguments;
-        std::optional<int64_t> result;
     };
 
     const SyscallEvent& expect_syscall(tracer::Task& task, const tracer::SyscallStop& stop);
