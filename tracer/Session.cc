@@ -435,6 +435,16 @@ struct Session::State {
                             [&](const auto& entry) { return entry.second.task->host_pid() == info.si_pid; });
     }
 
+    // The signal stopped the thread inside a syscall that was waiting in the kernel (one hermit does not
+    // trap, or one it let wait). Held back, the syscall would restart and might wait for good, so such a
+    // signal is delivered at once, where it came.
+    static bool interrupted_a_syscall(Task& task) {
+        const user_regs_struct& registers = task.registers();
+        const auto result = static_cast<int64_t>(registers.rax);
+        return static_cast<int64_t>(registers.orig_rax) >= 0 &&
+               (is_restart_result(result) || result == -EINTR);
+    }
+
     // Skips the kernel: the guest sees `result` (exit interceptors may still change it).
     void complete_emulated(Thread& thread, const SyscallStop& stop, int64_t result) {
         Task& task = *thread.task;
@@ -794,7 +804,7 @@ struct Session::State {
             info.si_pid = outside->sender_pid;
             info.si_uid = static_cast<uid_t>(outside->sender_uid);
             ptrace(PTRACE_SETSIGINFO, thread.task->host_tid(), nullptr, &info);
-        } else if (deterministic() && sent_from_outside(info)) {
+        } else if (deterministic() && sent_from_outside(info) && !interrupted_a_syscall(*thread.task)) {
             thread.outside_signals.push_back(SignalEvent{signal_number, info.si_code, info.si_pid, false,
                                                          true, static_cast<int32_t>(info.si_uid)});
             thread.resume_signal = 0;
