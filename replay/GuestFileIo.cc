@@ -24,7 +24,8 @@ UniqueFd duplicate(const tracer::Task& task, int fd) {
 }
 
 bool is_file_io(int number) {
-    return number == SYS_read || number == SYS_pread64 || number == SYS_write || number == SYS_pwrite64;
+    return number == SYS_read || number == SYS_pread64 || number == SYS_write || number == SYS_pwrite64 ||
+           number == SYS_lseek;
 }
 
 GuestFileIo::Done read_into_guest(tracer::Task& task, const tracer::SyscallStop& stop, int file,
@@ -72,7 +73,7 @@ GuestFileIo::Done write_from_guest(tracer::Task& task, const tracer::SyscallStop
 std::optional<GuestFileIo::Done>
 GuestFileIo::perform(tracer::Task& task, const tracer::SyscallStop& stop,
                      const std::function<bool(const ObjectIdentity&)>& accept) {
-    if (!is_file_io(stop.number) || stop.args[2] > kMaxTransferBytes) {
+    if (!is_file_io(stop.number) || (stop.number != SYS_lseek && stop.args[2] > kMaxTransferBytes)) {
         return std::nullopt;
     }
     UniqueFd file = duplicate(task, static_cast<int>(stop.args[0]));
@@ -80,6 +81,11 @@ GuestFileIo::perform(tracer::Task& task, const tracer::SyscallStop& stop,
     if (file.get() < 0 || fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode) ||
         !accept(ObjectIdentity{info.st_dev, info.st_ino})) {
         return std::nullopt;
+    }
+    if (stop.number == SYS_lseek) {
+        const off_t offset =
+            lseek(file.get(), static_cast<off_t>(stop.args[1]), static_cast<int>(stop.args[2]));
+        return Done{offset < 0 ? -errno : offset, {}};
     }
     const int flags = fcntl(file.get(), F_GETFL);
     const bool reading = stop.number == SYS_read || stop.number == SYS_pread64;
@@ -90,11 +96,11 @@ GuestFileIo::perform(tracer::Task& task, const tracer::SyscallStop& stop,
     return reading ? read_into_guest(task, stop, file.get(), info) : write_from_guest(task, stop, file.get());
 }
 
-bool GuestFileIo::advance_offset(const tracer::Task& task, int fd, int64_t delta) {
+bool GuestFileIo::move_offset(const tracer::Task& task, int fd, int64_t offset, int whence) {
     UniqueFd file = duplicate(task, fd);
     struct stat info {};
     return file.get() >= 0 && fstat(file.get(), &info) == 0 && S_ISREG(info.st_mode) &&
-           lseek(file.get(), delta, SEEK_CUR) >= 0;
+           lseek(file.get(), offset, whence) >= 0;
 }
 
 } // namespace hermit::replay

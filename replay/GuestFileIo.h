@@ -1,5 +1,5 @@
 #pragma once
-// GuestFileIo: a guest's read, pread64, write or pwrite64 on a regular file, done by the tracer at the
+// GuestFileIo: a guest's read, pread64, write, pwrite64 or lseek on a regular file, done by the tracer at the
 // syscall's entry stop, through a duplicate of the guest's descriptor (pidfd_getfd: the same open file, so
 // the same offset and flags) and the guest's memory. The interceptor then emulates the syscall with the
 // result, so a recorded or replayed file read or write costs one ptrace stop instead of two (entry and
@@ -29,10 +29,10 @@ public:
     static std::optional<Done> perform(tracer::Task& task, const tracer::SyscallStop& stop,
                                        const std::function<bool(const ObjectIdentity&)>& accept);
 
-    // Moves the offset of the guest's descriptor `fd` by `delta`, as a read of that many bytes would: a
-    // replay emulates reads from the log, but the guest may write to the file next. False (nothing done)
-    // when `fd` is not a regular file.
-    static bool advance_offset(const tracer::Task& task, int fd, int64_t delta);
+    // lseek(fd, offset, whence) on the guest's descriptor `fd` when it is a regular file: a replay emulates
+    // reads and lseek from the log, but the guest may write to the file next. False (nothing done) for
+    // other descriptors.
+    static bool move_offset(const tracer::Task& task, int fd, int64_t offset, int whence);
 
     // Larger transfers run in the kernel: the tracer would have to hold them in memory.
     static constexpr uint64_t kMaxTransferBytes = 16 << 20;

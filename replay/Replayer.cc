@@ -163,7 +163,7 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
         return tracer::SyscallDecision::retry();
     }
     if (stop.number == SYS_lseek && recorded.result >= 0) {
-        return seek(task, recorded, pending);
+        return seek(task, stop, recorded);
     }
     switch (replay_treatment(stop.number)) {
     case ReplayTreatment::EmulateFromLog:
@@ -183,16 +183,12 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
     return tracer::SyscallDecision::pass();
 }
 
-tracer::SyscallDecision Replayer::seek(tracer::Task& task, const SyscallEvent& recorded,
-                                       PendingSyscall& pending) {
-    // Writes to files run for real on replay and must land where they did, but emulated reads do not move
-    // the real offset: seek to the recorded resulting offset itself.
-    user_regs_struct registers = task.registers();
-    pending.saved_arguments = {registers.rsi, registers.rdx};
-    registers.rsi = static_cast<uint64_t>(recorded.result);
-    registers.rdx = SEEK_SET;
-    task.set_registers(registers);
-    return tracer::SyscallDecision::stop_at_exit();
+tracer::SyscallDecision Replayer::seek(tracer::Task& task, const tracer::SyscallStop& stop,
+                                       const SyscallEvent& recorded) {
+    // Writes to files run for real on replay and must land where they did: the real offset goes to the
+    // recorded resulting offset (only regular files have one that matters: reads of others are emulated).
+    GuestFileIo::move_offset(task, static_cast<int>(stop.args[0]), recorded.result, SEEK_SET);
+    return emulate(task, stop, recorded.result);
 }
 
 tracer::SyscallDecision Replayer::emulate_input(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -212,7 +208,7 @@ tracer::SyscallDecision Replayer::emulate_input(tracer::Task& task, const tracer
     if ((stop.number == SYS_read || stop.number == SYS_readv) && recorded.result > 0) {
         // The guest may write to this file next without seeking (ld reads back its output): the real
         // offset must move as the recorded read moved it.
-        GuestFileIo::advance_offset(task, static_cast<int>(stop.args[0]), recorded.result);
+        GuestFileIo::move_offset(task, static_cast<int>(stop.args[0]), recorded.result, SEEK_CUR);
     }
     return emulate(task, stop, recorded.result);
 }
@@ -329,14 +325,6 @@ tracer::SyscallDecision Replayer::redirect_path(tracer::Task& task, int path_arg
 
 void Replayer::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& result) {
     auto pending = pending_.find(task.tid());
-    if (pending != pending_.end() && pending->second.saved_arguments) {
-        // The guest's code may count on its argument registers surviving the syscall.
-        user_regs_struct registers = task.registers();
-        registers.rsi = (*pending->second.saved_arguments)[0];
-        registers.rdx = (*pending->second.saved_arguments)[1];
-        task.set_registers(registers);
-        return;
-    }
     const bool executed = (stop.number == SYS_execve || stop.number == SYS_execveat) && result == 0;
     if (pending == pending_.end() || !pending->second.redirected || executed) {
         return;

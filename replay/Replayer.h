@@ -68,12 +68,11 @@ private:
         bool redirected = false;
         uint64_t original_path_argument = 0;
         std::optional<std::vector<uint8_t>> written_bytes; // a real write to hermit's stdout/stderr
-        // rsi and rdx of an lseek the replayer rewrote to seek to the recorded offset.
-        std::optional<std::array<uint64_t, 2>> saved_arguments;
     };
 
     const SyscallEvent& expect_syscall(tracer::Task& task, const tracer::SyscallStop& stop);
-    tracer::SyscallDecision seek(tracer::Task& task, const SyscallEvent& recorded, PendingSyscall& pending);
+    tracer::SyscallDecision seek(tracer::Task& task, const tracer::SyscallStop& stop,
+                                 const SyscallEvent& recorded);
     tracer::SyscallDecision emulate_input(tracer::Task& task, const tracer::SyscallStop& stop,
                                           const SyscallEvent& recorded);
     tracer::SyscallDecision open_file(tracer::Task& task, const tracer::SyscallStop& stop,

@@ -3,8 +3,8 @@
 // /proc file. Writes one line per call to the report file argv[2]; argv[1] is a scratch directory.
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
     note("rewind", lseek(fd, 0, SEEK_SET), NULL);
     note("read into unmapped memory", read(fd, (void*)4096, 4), NULL);
     note("offset after the fault", lseek(fd, 0, SEEK_CUR), NULL);
+    note("lseek whence 99", lseek(fd, 0, 99), NULL);
     close(fd);
 
     snprintf(path, sizeof path, "%s/appended", argv[1]);
