@@ -147,7 +147,13 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
         next != nullptr && next->tid == task.tid() && std::holds_alternative<SignalEvent>(next->payload)) {
         const auto& signal = std::get<SignalEvent>(next->payload);
         if (signal.outside) {
-            // Sent from outside when recorded, and delivered at this entry: send it again.
+            // Sent from outside when recorded, and delivered at this entry: send it again. Back at an entry
+            // with the signal still undelivered (the thread blocks it now): the replay has diverged.
+            if (signal_sent_at_ == log_.position()) {
+                throw_desync(log_.position(), task.tid(), describe_recorded_event(*next),
+                             describe_syscall(stop.number) + " with the signal still pending");
+            }
+            signal_sent_at_ = log_.position();
             return tracer::SyscallDecision::deliver_signal(signal);
         }
         // A signal interrupted this syscall when recorded (it left no event of its own); the same signal is

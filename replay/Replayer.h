@@ -113,6 +113,7 @@ private:
     std::map<std::string, std::filesystem::path> scratch_files_;               // guest path -> private copy
     uint64_t scratch_count_ = 0;
     std::vector<std::filesystem::path> executable_copies_; // removed with the replayer
+    std::optional<uint64_t> signal_sent_at_;               // replay position of the outside signal last sent
     std::optional<uint64_t> stop_index_;
     StopHandler stop_handler_;
 };
