@@ -166,6 +166,7 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
     if (recorded.result == SyscallEvent::kRetried) {
         // The recorded thread waited here and was asked again later: so is the replayed one.
         pending.retried = true;
+        send_signal_that_ends_wait(task, stop);
         return tracer::SyscallDecision::retry();
     }
     if (stop.number == SYS_lseek && recorded.result >= 0) {
@@ -187,6 +188,24 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
         break;
     }
     return tracer::SyscallDecision::pass();
+}
+
+void Replayer::send_signal_that_ends_wait(tracer::Task& task, const tracer::SyscallStop& stop) {
+    if (stop.number != SYS_pause && stop.number != SYS_rt_sigsuspend) {
+        return;
+    }
+    const std::vector<Event>& events = log_.events();
+    for (uint64_t index = log_.position() + 1; index < events.size(); index++) {
+        if (events[index].tid != task.tid()) {
+            continue;
+        }
+        const auto* signal = std::get_if<SignalEvent>(&events[index].payload);
+        if (signal != nullptr && signal->outside) {
+            // Pending, it makes the parked thread runnable; at its next entry it is sent as recorded.
+            syscall(SYS_tgkill, task.host_pid(), task.host_tid(), signal->number);
+        }
+        return;
+    }
 }
 
 tracer::SyscallDecision Replayer::seek(tracer::Task& task, const tracer::SyscallStop& stop,

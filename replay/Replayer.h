@@ -71,6 +71,9 @@ private:
     };
 
     const SyscallEvent& expect_syscall(tracer::Task& task, const tracer::SyscallStop& stop);
+    // A thread parked in pause/rt_sigsuspend when recorded was woken by a signal from outside, which came
+    // while it waited: it is made pending now, so the replayed thread becomes runnable too.
+    void send_signal_that_ends_wait(tracer::Task& task, const tracer::SyscallStop& stop);
     tracer::SyscallDecision seek(tracer::Task& task, const tracer::SyscallStop& stop,
                                  const SyscallEvent& recorded);
     tracer::SyscallDecision emulate_input(tracer::Task& task, const tracer::SyscallStop& stop,

@@ -804,12 +804,15 @@ struct Session::State {
             info.si_pid = outside->sender_pid;
             info.si_uid = static_cast<uid_t>(outside->sender_uid);
             ptrace(PTRACE_SETSIGINFO, thread.task->host_tid(), nullptr, &info);
-        } else if (deterministic() && sent_from_outside(info) && !interrupted_a_syscall(*thread.task)) {
-            thread.outside_signals.push_back(SignalEvent{signal_number, info.si_code, info.si_pid, false,
-                                                         true, static_cast<int32_t>(info.si_uid)});
-            thread.resume_signal = 0;
-            keep_running(thread);
-            return;
+        } else if (sent_from_outside(info)) {
+            outside = SignalEvent{signal_number, info.si_code, info.si_pid,
+                                  false,         true,         static_cast<int32_t>(info.si_uid)};
+            if (deterministic() && !interrupted_a_syscall(*thread.task)) {
+                thread.outside_signals.push_back(*outside);
+                thread.resume_signal = 0;
+                keep_running(thread);
+                return;
+            }
         }
         if (signal_number == SIGTRAP && handled_by_debugger(thread, info)) {
             return;

@@ -1,6 +1,8 @@
 // Installs a SIGUSR1 handler, creates the file argv[1] to say it is ready, then loops on short sleeps
 // (trapped syscalls) until the signal that a process outside the guest sends arrives, and prints at which
-// iteration and with which siginfo it came. A replay must deliver it at the same iteration.
+// iteration and with which siginfo it came. A replay must deliver it at the same iteration. With argv[2]
+// "pause" it waits in pause() instead.
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,6 +34,11 @@ int main(int argc, char** argv) {
         return 3;
     }
     close(ready);
+    if (argc > 2 && strcmp(argv[2], "pause") == 0) {
+        int result = pause();
+        printf("pause = %d (%s), SIGUSR1 (si_code %d)\n", result, strerror(errno), received_code);
+        return received ? 0 : 4;
+    }
     long iteration = 0;
     for (; !received && iteration < 2000000; iteration++) {
         struct timespec pause_time = {0, 1000};

@@ -34,6 +34,7 @@ protected:
     }
 
     std::string record_and_replay(const std::vector<std::string>& command);
+    ProcessResult record_with_outside_signal(const std::string& mode);
 
     std::filesystem::path directory_;
     std::filesystem::path data_dir_;
@@ -172,18 +173,24 @@ TEST_F(RecordReplayTest, InheritedDescriptorsKeepTheirNumbersOnReplay) {
               "to 7\n");
 }
 
-TEST_F(RecordReplayTest, SignalsFromOutsideAreDeliveredAtTheSameEventOnReplay) {
+// Records replay_outside_signal (with `mode` as its second argument) under the name "outside" while a
+// shell sends it SIGUSR1 once it is ready; returns the recording's result.
+ProcessResult RecordReplayTest::record_with_outside_signal(const std::string& mode) {
     const auto ready = directory_ / "ready";
     // The shell starts the recording, waits until the guest's handler is installed and sends SIGUSR1 to
     // the guest (the namespace holder's child, or hermit's child when namespaces are unavailable).
     const std::string script =
-        "\"$0\" record start --name=outside -- \"$1\" \"$2\" & recorder=$!; tries=0;"
+        "\"$0\" record start --name=outside -- \"$1\" \"$2\" \"$3\" & recorder=$!; tries=0;"
         " while [ ! -s \"$2\" ] && [ $tries -lt 3000 ]; do sleep 0.01; tries=$((tries+1)); done;"
         " holder=$(pgrep -P $recorder); guest=$(pgrep -P $holder);"
         " kill -USR1 ${guest:-$holder}; wait $recorder";
-    ProcessResult recorded = run_process(
-        {"sh", "-c", script, hermit_binary(), guest_path("replay_outside_signal"), ready.string()}, "", 120,
-        {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    return run_process(
+        {"sh", "-c", script, hermit_binary(), guest_path("replay_outside_signal"), ready.string(), mode}, "",
+        120, {"HERMIT_DATA_DIR=" + data_dir_.string()});
+}
+
+TEST_F(RecordReplayTest, SignalsFromOutsideAreDeliveredAtTheSameEventOnReplay) {
+    ProcessResult recorded = record_with_outside_signal("loop");
     ASSERT_EQ(recorded.exit_status, 0) << recorded.stdout_text << recorded.stderr_text;
     EXPECT_EQ(recorded.stdout_text.rfind("SIGUSR1 (si_code 0) after ", 0), 0u) << recorded.stdout_text;
 
@@ -192,6 +199,16 @@ TEST_F(RecordReplayTest, SignalsFromOutsideAreDeliveredAtTheSameEventOnReplay) {
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
     ProcessResult dump = hermit({"record", "dump", "outside-1"});
     EXPECT_NE(dump.stdout_text.find("signal 10 (code 0, from outside the guest, pid 0)"), std::string::npos);
+}
+
+TEST_F(RecordReplayTest, SignalFromOutsideEndsAPauseOnReplay) {
+    ProcessResult recorded = record_with_outside_signal("pause");
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stdout_text << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text, "pause = -1 (Interrupted system call), SIGUSR1 (si_code 0)\n");
+
+    ProcessResult replayed = hermit({"replay", "outside-1", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
 }
 
 TEST_F(RecordReplayTest, DumpPrintsOneIndexedLinePerEvent) {
