@@ -41,6 +41,10 @@ struct SignalEvent {
     int32_t code = 0;
     int32_t sender_pid = 0;
     bool fatal = false;
+    // Sent from outside the guest (kill from another process): the Session delivers it at the receiving
+    // thread's next trapped syscall entry, and a replay sends it again at that event.
+    bool outside = false;
+    int32_t sender_uid = 0; // kept for signals from outside
     bool operator==(const SignalEvent&) const = default;
 };
 

@@ -77,6 +77,35 @@ ScheduleEvent::Reason decode_reason(schema::Schedule::Reason reason) {
                        fmt::format("unknown schedule reason {}", static_cast<int>(reason)));
 }
 
+schema::InheritedDescriptor::Kind encode_kind(InheritedDescriptor::Kind kind) {
+    switch (kind) {
+    case InheritedDescriptor::Kind::File:
+        return schema::InheritedDescriptor::Kind::FILE;
+    case InheritedDescriptor::Kind::Directory:
+        return schema::InheritedDescriptor::Kind::DIRECTORY;
+    case InheritedDescriptor::Kind::Pipe:
+        return schema::InheritedDescriptor::Kind::PIPE;
+    case InheritedDescriptor::Kind::Socket:
+        return schema::InheritedDescriptor::Kind::SOCKET;
+    }
+    throw std::invalid_argument("unknown descriptor kind");
+}
+
+InheritedDescriptor::Kind inherited_kind(schema::InheritedDescriptor::Kind kind) {
+    switch (kind) {
+    case schema::InheritedDescriptor::Kind::FILE:
+        return InheritedDescriptor::Kind::File;
+    case schema::InheritedDescriptor::Kind::DIRECTORY:
+        return InheritedDescriptor::Kind::Directory;
+    case schema::InheritedDescriptor::Kind::PIPE:
+        return InheritedDescriptor::Kind::Pipe;
+    case schema::InheritedDescriptor::Kind::SOCKET:
+        return InheritedDescriptor::Kind::Socket;
+    }
+    throw FormatDamage(FormatDamage::Kind::Corrupt,
+                       fmt::format("unknown inherited descriptor kind {}", static_cast<int>(kind)));
+}
+
 void encode_payload(const ScheduleEvent& in, schema::Event::Builder out) {
     auto schedule = out.initSchedule();
     schedule.setPreviousTid(in.previous_tid);
@@ -105,6 +134,8 @@ void encode_payload(const SignalEvent& in, schema::Event::Builder out) {
     signal.setCode(in.code);
     signal.setSenderPid(in.sender_pid);
     signal.setFatal(in.fatal);
+    signal.setOutside(in.outside);
+    signal.setSenderUid(in.sender_uid);
 }
 
 void encode_payload(const ThreadStartEvent& in, schema::Event::Builder out) {
@@ -170,7 +201,8 @@ EventPayload decode_payload(schema::Event::Reader in) {
     }
     case schema::Event::SIGNAL: {
         auto signal = in.getSignal();
-        return SignalEvent{signal.getNumber(), signal.getCode(), signal.getSenderPid(), signal.getFatal()};
+        return SignalEvent{signal.getNumber(), signal.getCode(),    signal.getSenderPid(),
+                           signal.getFatal(),  signal.getOutside(), signal.getSenderUid()};
     }
     case schema::Event::THREAD_START: {
         auto start = in.getThreadStart();
@@ -256,6 +288,14 @@ void encode_meta(const RecordingMeta& meta, schema::RecordingMeta::Builder out) 
         file.setSha256(meta.files[i].sha256);
         file.setSize(meta.files[i].size);
     }
+    auto descriptors = out.initInheritedDescriptors(static_cast<unsigned>(meta.inherited_descriptors.size()));
+    for (size_t i = 0; i < meta.inherited_descriptors.size(); ++i) {
+        const InheritedDescriptor& descriptor = meta.inherited_descriptors[i];
+        auto encoded = descriptors[static_cast<unsigned>(i)];
+        encoded.setFd(descriptor.fd);
+        encoded.setKind(encode_kind(descriptor.kind));
+        encoded.setStatusFlags(descriptor.status_flags);
+    }
 }
 
 RecordingMeta decode_meta(schema::RecordingMeta::Reader in) {
@@ -290,6 +330,10 @@ RecordingMeta decode_meta(schema::RecordingMeta::Reader in) {
     meta.guest_duration_ns = in.getGuestDurationNs();
     for (auto file : in.getFiles()) {
         meta.files.push_back(RecordedFile{text(file.getPath()), text(file.getSha256()), file.getSize()});
+    }
+    for (auto descriptor : in.getInheritedDescriptors()) {
+        meta.inherited_descriptors.push_back(InheritedDescriptor{
+            descriptor.getFd(), inherited_kind(descriptor.getKind()), descriptor.getStatusFlags()});
     }
     return meta;
 }

@@ -76,7 +76,8 @@ std::string describe_payload(const SyscallEvent& syscall, const SyscallNameLooku
 }
 
 std::string describe_payload(const SignalEvent& signal, const SyscallNameLookup&) {
-    return fmt::format("signal {} (code {}, from pid {}){}", signal.number, signal.code, signal.sender_pid,
+    return fmt::format("signal {} (code {}, from {}pid {}){}", signal.number, signal.code,
+                       signal.outside ? "outside the guest, " : "", signal.sender_pid,
                        signal.fatal ? ", fatal" : "");
 }
 

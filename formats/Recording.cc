@@ -285,6 +285,9 @@ RecordingMeta read_meta(const std::filesystem::path& directory, const std::strin
     } catch (const kj::Exception& exception) {
         throw Error(ErrorCode::RecordingCorrupt, label,
                     fmt::format("{} is malformed: {}", kMetaFile, exception.getDescription().cStr()));
+    } catch (const FormatDamage& damage) {
+        throw Error(ErrorCode::RecordingCorrupt, label,
+                    fmt::format("{} is malformed: {}", kMetaFile, damage.what()));
     }
 }
 

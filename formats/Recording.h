@@ -41,6 +41,15 @@ struct RecordedFile {
     uint64_t size = 0;
 };
 
+// A descriptor above 2 the guest inherited from whoever started hermit (schema: InheritedDescriptor).
+struct InheritedDescriptor {
+    enum class Kind : uint8_t { File, Directory, Pipe, Socket };
+    int32_t fd = 0;
+    Kind kind = Kind::File;
+    uint32_t status_flags = 0; // fcntl(F_GETFL)
+    bool operator==(const InheritedDescriptor&) const = default;
+};
+
 struct RecordingMeta {
     uint32_t format_version = 0;
     std::string id;
@@ -58,6 +67,7 @@ struct RecordingMeta {
     uint32_t thread_count = 0;
     uint64_t guest_duration_ns = 0;
     std::vector<RecordedFile> files;
+    std::vector<InheritedDescriptor> inherited_descriptors;
 };
 
 class RecordingWriter {

@@ -2,6 +2,7 @@
 
 #include "RecordedSchedulePolicy.h"
 #include "ReplayLog.h"
+#include "ReplayRun.h"
 #include "Replayer.h"
 #include "formats/Error.h"
 #include "formats/RecordingStore.h"
@@ -124,7 +125,7 @@ int debug_replay(const DebugReplayOptions& options) {
 
     auto replay = [&](const std::function<void(tracer::GuestRun&)>& attach) {
         ReplayLog log(events);
-        tracer::GuestRun run(tracer::GuestRunSpec{meta.argv, meta.env, meta.cwd, meta.config});
+        tracer::GuestRun run(replay_spec(meta));
         Replayer replayer(reader, log, {&run.virtualizer()});
         run.add_interceptor(&replayer);
         run.add_event_sink(&replayer);

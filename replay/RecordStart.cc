@@ -5,6 +5,7 @@
 #include "formats/Error.h"
 #include "formats/RecordingStore.h"
 #include "tracer/GuestRun.h"
+#include "tracer/InheritedDescriptors.h"
 
 #include <fmt/format.h>
 
@@ -50,6 +51,7 @@ int record_start(const RecordOptions& options) {
     meta.started_at_unix_ms = unix_time_ms();
     meta.config = options.config;
     meta.host = run.virtualizer().host_facts();
+    meta.inherited_descriptors = tracer::inheritable_descriptors();
 
     int exit_status = 0;
     uint64_t event_count = 0;

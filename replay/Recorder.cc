@@ -1,8 +1,10 @@
 #include "Recorder.h"
 
+#include "GuestFileIo.h"
 #include "RecordedSyscalls.h"
 #include "tracer/SyscallTable.h"
 #include "tracer/Task.h"
+#include "tracer/virt/VirtualFiles.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -59,6 +61,18 @@ tracer::SyscallDecision Recorder::on_entry(tracer::Task& task, const tracer::Sys
     if (replay_treatment(stop.number) == ReplayTreatment::Execute) {
         copy_executed_file(task, stop);
     }
+    if (replay_treatment(stop.number) == ReplayTreatment::OpenFile) {
+        pending.virtual_file = opens_virtual_file(task, stop);
+    }
+    // hermit's own stdout/stderr (when they are files) need their StdioEvent, from the exit stop.
+    auto not_own_stdio = [this](const ObjectIdentity& file) {
+        return file != own_stdout_ && file != own_stderr_;
+    };
+    if (auto done = GuestFileIo::perform(task, stop, not_own_stdio)) {
+        pending.performed = true;
+        pending.memory_writes = std::move(done->outputs);
+        return tracer::SyscallDecision::emulate(done->result);
+    }
     return replay_treatment(stop.number) == ReplayTreatment::NotRecorded
                ? tracer::SyscallDecision::pass()
                : tracer::SyscallDecision::stop_at_exit();
@@ -74,7 +88,9 @@ void Recorder::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int6
         pending->second.memory_writes = capture_outputs(task, stop, result);
         break;
     case ReplayTreatment::OpenFile:
-        copy_opened_file(task, stop, result);
+        if (!pending->second.virtual_file) {
+            copy_opened_file(task, stop, result);
+        }
         break;
     case ReplayTreatment::Write:
         pending->second.stdio = capture_stdio(task, stop, result);
@@ -92,6 +108,9 @@ void Recorder::on_event(const Event& event) {
     if (auto* syscall = std::get_if<SyscallEvent>(&recorded.payload)) {
         auto pending = pending_.find(event.tid);
         if (pending != pending_.end() && pending->second.number == syscall->number) {
+            if (pending->second.performed) {
+                syscall->emulated = false;
+            }
             if (!syscall->emulated) {
                 // What the Virtualizer produced is recomputed on replay; only the outside world's is kept.
                 syscall->memory_writes = std::move(pending->second.memory_writes);
@@ -127,6 +146,12 @@ std::vector<MemoryWrite> Recorder::capture_outputs(tracer::Task& task, const tra
         writes.push_back(MemoryWrite{range.address, std::move(*bytes)});
     }
     return writes;
+}
+
+bool Recorder::opens_virtual_file(tracer::Task& task, const tracer::SyscallStop& stop) {
+    // Seen before the Virtualizer rewrites the path: the guest's own spelling decides, as it does there.
+    auto path = task.read_string(stop.args[stop.number == SYS_open ? 0 : 1]);
+    return path && tracer::virt::VirtualFiles::replaced(*path);
 }
 
 void Recorder::copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result) {

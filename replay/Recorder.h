@@ -49,12 +49,19 @@ private:
     // A syscall between its entry and its event: what on_exit captured for the event.
     struct PendingSyscall {
         int number = 0;
+        // An open the Virtualizer serves from a file it generates (/dev/urandom, ...): replay generates the
+        // same file from the seed, so it is not copied.
+        bool virtual_file = false;
+        // Done by the recorder at the entry (GuestFileIo): the kernel's result, though the Session reports
+        // it as emulated.
+        bool performed = false;
         std::vector<MemoryWrite> memory_writes;
         std::optional<StdioEvent> stdio;
     };
 
     std::vector<MemoryWrite> capture_outputs(tracer::Task& task, const tracer::SyscallStop& stop,
                                              int64_t result);
+    static bool opens_virtual_file(tracer::Task& task, const tracer::SyscallStop& stop);
     void copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
     // The program an execve starts, unless it is a system file: replay may need it after it changed.
     void copy_executed_file(tracer::Task& task, const tracer::SyscallStop& stop);

@@ -12,6 +12,10 @@
 
 namespace hermit::replay {
 
+tracer::GuestRunSpec replay_spec(const RecordingMeta& meta) {
+    return tracer::GuestRunSpec{meta.argv, meta.env, meta.cwd, meta.config, meta.inherited_descriptors};
+}
+
 int replay_autopilot(const std::string& id_or_path) {
     RecordingStore store;
     RecordingReader reader(store.resolve(id_or_path));
@@ -23,7 +27,7 @@ int replay_autopilot(const std::string& id_or_path) {
     ReplayLog log(reader.read_all());
     spdlog::info("replaying {} ({} events)", meta.id, log.size());
 
-    tracer::GuestRun run(tracer::GuestRunSpec{meta.argv, meta.env, meta.cwd, meta.config});
+    tracer::GuestRun run(replay_spec(meta));
     Replayer replayer(reader, log, {&run.virtualizer()});
     run.add_interceptor(&replayer);
     run.add_event_sink(&replayer);

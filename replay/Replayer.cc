@@ -1,5 +1,6 @@
 #include "Replayer.h"
 
+#include "GuestFileIo.h"
 #include "RecordedSyscalls.h"
 #include "Recorder.h"
 #include "formats/Error.h"
@@ -144,6 +145,17 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
     }
     if (const Event* next = log_.peek();
         next != nullptr && next->tid == task.tid() && std::holds_alternative<SignalEvent>(next->payload)) {
+        const auto& signal = std::get<SignalEvent>(next->payload);
+        if (signal.outside) {
+            // Sent from outside when recorded, and delivered at this entry: send it again. Back at an entry
+            // with the signal still undelivered (the thread blocks it now): the replay has diverged.
+            if (signal_sent_at_ == log_.position()) {
+                throw_desync(log_.position(), task.tid(), describe_recorded_event(*next),
+                             describe_syscall(stop.number) + " with the signal still pending");
+            }
+            signal_sent_at_ = log_.position();
+            return tracer::SyscallDecision::deliver_signal(signal);
+        }
         // A signal interrupted this syscall when recorded (it left no event of its own); the same signal is
         // pending now, so the kernel interrupts it the same way.
         return tracer::SyscallDecision::pass();
@@ -154,10 +166,11 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
     if (recorded.result == SyscallEvent::kRetried) {
         // The recorded thread waited here and was asked again later: so is the replayed one.
         pending.retried = true;
+        send_signal_that_ends_wait(task, stop);
         return tracer::SyscallDecision::retry();
     }
     if (stop.number == SYS_lseek && recorded.result >= 0) {
-        return seek(task, recorded, pending);
+        return seek(task, stop, recorded);
     }
     switch (replay_treatment(stop.number)) {
     case ReplayTreatment::EmulateFromLog:
@@ -177,16 +190,30 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
     return tracer::SyscallDecision::pass();
 }
 
-tracer::SyscallDecision Replayer::seek(tracer::Task& task, const SyscallEvent& recorded,
-                                       PendingSyscall& pending) {
-    // Writes to files run for real on replay and must land where they did, but emulated reads do not move
-    // the real offset: seek to the recorded resulting offset itself.
-    user_regs_struct registers = task.registers();
-    pending.saved_arguments = {registers.rsi, registers.rdx};
-    registers.rsi = static_cast<uint64_t>(recorded.result);
-    registers.rdx = SEEK_SET;
-    task.set_registers(registers);
-    return tracer::SyscallDecision::stop_at_exit();
+void Replayer::send_signal_that_ends_wait(tracer::Task& task, const tracer::SyscallStop& stop) {
+    if (stop.number != SYS_pause && stop.number != SYS_rt_sigsuspend) {
+        return;
+    }
+    const std::vector<Event>& events = log_.events();
+    for (uint64_t index = log_.position() + 1; index < events.size(); index++) {
+        if (events[index].tid != task.tid()) {
+            continue;
+        }
+        const auto* signal = std::get_if<SignalEvent>(&events[index].payload);
+        if (signal != nullptr && signal->outside) {
+            // Pending, it makes the parked thread runnable; at its next entry it is sent as recorded.
+            syscall(SYS_tgkill, task.host_pid(), task.host_tid(), signal->number);
+        }
+        return;
+    }
+}
+
+tracer::SyscallDecision Replayer::seek(tracer::Task& task, const tracer::SyscallStop& stop,
+                                       const SyscallEvent& recorded) {
+    // Writes to files run for real on replay and must land where they did: the real offset goes to the
+    // recorded resulting offset (only regular files have one that matters: reads of others are emulated).
+    GuestFileIo::move_offset(task, static_cast<int>(stop.args[0]), recorded.result, SEEK_SET);
+    return emulate(task, stop, recorded.result);
 }
 
 tracer::SyscallDecision Replayer::emulate_input(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -203,21 +230,10 @@ tracer::SyscallDecision Replayer::emulate_input(tracer::Task& task, const tracer
                          "that memory is not mapped");
         }
     }
-    const int fd = static_cast<int>(stop.args[0]);
-    if ((stop.number == SYS_read || stop.number == SYS_readv) && recorded.result > 0 &&
-        !GuestDescriptors::is_stream(task.host_pid(), fd)) {
+    if ((stop.number == SYS_read || stop.number == SYS_readv) && recorded.result > 0) {
         // The guest may write to this file next without seeking (ld reads back its output): the real
-        // offset must move as the recorded read moved it. The kernel runs lseek(fd, result, SEEK_CUR)
-        // instead, and the guest sees the recorded result.
-        PendingSyscall& pending = pending_[task.tid()];
-        user_regs_struct registers = task.registers();
-        pending.saved_arguments = {registers.rsi, registers.rdx};
-        pending.result = recorded.result;
-        registers.orig_rax = SYS_lseek;
-        registers.rsi = static_cast<uint64_t>(recorded.result);
-        registers.rdx = SEEK_CUR;
-        task.set_registers(registers);
-        return tracer::SyscallDecision::stop_at_exit();
+        // offset must move as the recorded read moved it.
+        GuestFileIo::move_offset(task, static_cast<int>(stop.args[0]), recorded.result, SEEK_CUR);
     }
     return emulate(task, stop, recorded.result);
 }
@@ -334,15 +350,6 @@ tracer::SyscallDecision Replayer::redirect_path(tracer::Task& task, int path_arg
 
 void Replayer::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& result) {
     auto pending = pending_.find(task.tid());
-    if (pending != pending_.end() && pending->second.saved_arguments) {
-        // The guest's code may count on its argument registers surviving the syscall.
-        user_regs_struct registers = task.registers();
-        registers.rsi = (*pending->second.saved_arguments)[0];
-        registers.rdx = (*pending->second.saved_arguments)[1];
-        task.set_registers(registers);
-        result = pending->second.result.value_or(result);
-        return;
-    }
     const bool executed = (stop.number == SYS_execve || stop.number == SYS_execveat) && result == 0;
     if (pending == pending_.end() || !pending->second.redirected || executed) {
         return;
@@ -452,6 +459,9 @@ tracer::SyscallDecision Replayer::write(tracer::Task& task, const tracer::Syscal
     if (!is_inherited(task.host_pid(), fd)) {
         if (GuestDescriptors::is_stream(task.host_pid(), fd)) {
             return emulate(task, stop, recorded.result);
+        }
+        if (auto done = GuestFileIo::perform(task, stop, [](const ObjectIdentity&) { return true; })) {
+            return tracer::SyscallDecision::emulate(done->result);
         }
         return tracer::SyscallDecision::pass();
     }

@@ -68,13 +68,14 @@ private:
         bool redirected = false;
         uint64_t original_path_argument = 0;
         std::optional<std::vector<uint8_t>> written_bytes; // a real write to hermit's stdout/stderr
-        // rsi and rdx of a syscall the replayer rewrote into an lseek, and the result the guest must see.
-        std::optional<std::array<uint64_t, 2>> saved_arguments;
-        std::optional<int64_t> result;
     };
 
     const SyscallEvent& expect_syscall(tracer::Task& task, const tracer::SyscallStop& stop);
-    tracer::SyscallDecision seek(tracer::Task& task, const SyscallEvent& recorded, PendingSyscall& pending);
+    // A thread parked in pause/rt_sigsuspend when recorded was woken by a signal from outside, which came
+    // while it waited: it is made pending now, so the replayed thread becomes runnable too.
+    void send_signal_that_ends_wait(tracer::Task& task, const tracer::SyscallStop& stop);
+    tracer::SyscallDecision seek(tracer::Task& task, const tracer::SyscallStop& stop,
+                                 const SyscallEvent& recorded);
     tracer::SyscallDecision emulate_input(tracer::Task& task, const tracer::SyscallStop& stop,
                                           const SyscallEvent& recorded);
     tracer::SyscallDecision open_file(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -115,6 +116,7 @@ private:
     std::map<std::string, std::filesystem::path> scratch_files_;               // guest path -> private copy
     uint64_t scratch_count_ = 0;
     std::vector<std::filesystem::path> executable_copies_; // removed with the replayer
+    std::optional<uint64_t> signal_sent_at_;               // replay position of the outside signal last sent
     std::optional<uint64_t> stop_index_;
     StopHandler stop_handler_;
 };

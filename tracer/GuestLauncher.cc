@@ -1,5 +1,7 @@
 #include "GuestLauncher.h"
 
+#include "InheritedDescriptors.h"
+
 #include "formats/Error.h"
 
 #include <asm/prctl.h>
@@ -131,6 +133,11 @@ void prepare_guest_mounts() {
         }
     }
     close(go_fd);
+    if (options.stand_ins != nullptr) {
+        if (const char* failed = install_stand_ins(*options.stand_ins)) {
+            child_fail(failed);
+        }
+    }
     if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) {
         child_fail("chdir");
     }

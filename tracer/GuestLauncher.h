@@ -9,6 +9,7 @@
 // PDEATHSIG) -> the whole pid namespace dies with its pid 1. PTRACE_O_EXITKILL covers the traced tree.
 
 #include "SeccompFilter.h"
+#include "formats/Recording.h"
 
 #include <sys/types.h>
 
@@ -27,6 +28,9 @@ struct LaunchOptions {
     bool trap_cpuid = false; // the caller checked that an interceptor emulates the faults
     bool trap_rdtsc = false;
     const SeccompFilter* filter = nullptr; // null: no seccomp and no ptrace (--namespace-only)
+    // Replay: the guest gets stand-ins for these descriptors above 2 and no other (InheritedDescriptors.h).
+    // Null: it inherits hermit's.
+    const std::vector<InheritedDescriptor>* stand_ins = nullptr;
 };
 
 struct LaunchedGuest {

@@ -22,6 +22,7 @@ SessionOptions session_options(const GuestRunSpec& spec) {
     options.argv = spec.argv;
     options.env = spec.env;
     options.cwd = spec.cwd;
+    options.stand_ins = spec.stand_ins;
     options.namespaces = spec.config.namespaces;
     options.deterministic_scheduling = true;
     return options;

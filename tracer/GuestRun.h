@@ -11,6 +11,7 @@
 #include "formats/Recording.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct GuestRunSpec {
     std::vector<std::string> env; // the guest's whole environment
     std::string cwd;              // empty: hermit's cwd
     RunConfig config;
+    // Replay: the recorded inherited descriptors, recreated as stand-ins (SessionOptions::stand_ins).
+    std::optional<std::vector<InheritedDescriptor>> stand_ins = std::nullopt;
 };
 
 class GuestRun : private EventSink {

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -38,6 +39,8 @@ constexpr long kPtraceOptions = PTRACE_O_TRACESECCOMP | PTRACE_O_TRACECLONE | PT
 
 // Blocked detection: how long the token holder may go without a stop before /proc is consulted, and the
 // ceiling of the exponential back-off (also the longest slice a blocked thread gets when all are blocked).
+// `syscall` (0f 05) and `int $0x80` (cd 80) alike.
+constexpr uint64_t kSyscallInstructionBytes = 2;
 constexpr int64_t kFirstCheckNs = 1'000'000;
 constexpr int64_t kMaxCheckNs = 10'000'000;
 constexpr int64_t kSpinWarningNs = 2'000'000'000;
@@ -153,6 +156,11 @@ struct Thread {
     // The thread gave up the token at its current syscall entry (a scheduling point, or a wait that is
     // not over), which is handled when it gets the token back.
     bool entry_deferred = false;
+    // Signals from outside the guest, held back until the thread's next trapped syscall entry so that
+    // where they arrive is an event (a recording can say where; a replay sends them again there).
+    std::deque<SignalEvent> outside_signals;
+    // An outside signal hermit sent to the thread at a syscall entry and whose delivery stop is due.
+    std::optional<SignalEvent> sent_signal;
     SyscallStop syscall;
     std::vector<SyscallInterceptor*> exit_interceptors;
     // Blocked detection of the token holder.
@@ -369,6 +377,12 @@ struct Session::State {
             yield(thread, ScheduleEvent::Reason::Yield);
             return;
         }
+        if (!thread.outside_signals.empty() && !thread.sent_signal) {
+            const SignalEvent signal = thread.outside_signals.front();
+            thread.outside_signals.pop_front();
+            send_outside_signal(thread, stop, signal);
+            return;
+        }
         SyscallDecision decision = SyscallDecision::run();
         bool decided = false;
         bool yield_requested = false;
@@ -376,6 +390,10 @@ struct Session::State {
         for (SyscallInterceptor* interceptor : interceptors) {
             SyscallDecision answer = interceptor->on_entry(task, stop);
             yield_requested |= answer.yield;
+            if (answer.kind == SyscallDecision::Kind::DeliverSignal) {
+                send_outside_signal(thread, stop, answer.signal);
+                return;
+            }
             if (answer.kind == SyscallDecision::Kind::Pass) {
                 continue;
             }
@@ -417,6 +435,49 @@ struct Session::State {
         } else {
             keep_running(thread);
         }
+    }
+
+    // Sends `signal` to the thread stopped at the entry of `stop`. The syscall is skipped and the thread's
+    // instruction pointer put back on it, so the signal is delivered before it and the syscall comes again
+    // after the handler; pause and rt_sigsuspend run instead, and return once the handler ran. The delivery
+    // stop restores the guest-visible siginfo (on_signal_stop).
+    void send_outside_signal(Thread& thread, const SyscallStop& stop, const SignalEvent& signal) {
+        Task& task = *thread.task;
+        if (stop.number != SYS_pause && stop.number != SYS_rt_sigsuspend) {
+            user_regs_struct again = task.registers();
+            again.orig_rax = static_cast<uint64_t>(-1);
+            again.rax = static_cast<uint64_t>(stop.number);
+            again.rip -= kSyscallInstructionBytes;
+            task.set_registers(again);
+        }
+        thread.sent_signal = signal;
+        syscall(SYS_tgkill, task.host_pid(), task.host_tid(), signal.number);
+        thread.resume_request = PTRACE_CONT;
+        keep_running(thread);
+    }
+
+    // A signal sent by kill/tgkill/sigqueue from a process outside the guest. Hermit's virtual alarm
+    // timers send SIGALRM themselves, so SIGALRM never counts as one.
+    bool sent_from_outside(const siginfo_t& info) const {
+        if ((info.si_code != SI_USER && info.si_code != SI_QUEUE && info.si_code != SI_TKILL) ||
+            info.si_signo == SIGALRM) {
+            return false;
+        }
+        if (launched.in_namespaces) {
+            return info.si_pid == 0; // the kernel shows senders outside the guest's pid namespace as 0
+        }
+        return std::none_of(threads.begin(), threads.end(),
+                            [&](const auto& entry) { return entry.second.task->host_pid() == info.si_pid; });
+    }
+
+    // The signal stopped the thread inside a syscall that was waiting in the kernel (one hermit does not
+    // trap, or one it let wait). Held back, the syscall would restart and might wait for good, so such a
+    // signal is delivered at once, where it came.
+    static bool interrupted_a_syscall(Task& task) {
+        const user_regs_struct& registers = task.registers();
+        const auto result = static_cast<int64_t>(registers.rax);
+        return static_cast<int64_t>(registers.orig_rax) >= 0 &&
+               (is_restart_result(result) || result == -EINTR);
     }
 
     // Skips the kernel: the guest sees `result` (exit interceptors may still change it).
@@ -791,6 +852,23 @@ struct Session::State {
     void on_signal_stop(Thread& thread, int signal_number) {
         siginfo_t info{};
         ptrace(PTRACE_GETSIGINFO, thread.task->host_tid(), nullptr, &info);
+        std::optional<SignalEvent> outside;
+        if (thread.sent_signal && thread.sent_signal->number == signal_number) {
+            outside = std::exchange(thread.sent_signal, std::nullopt);
+            info.si_code = outside->code;
+            info.si_pid = outside->sender_pid;
+            info.si_uid = static_cast<uid_t>(outside->sender_uid);
+            ptrace(PTRACE_SETSIGINFO, thread.task->host_tid(), nullptr, &info);
+        } else if (sent_from_outside(info)) {
+            outside = SignalEvent{signal_number, info.si_code, info.si_pid,
+                                  false,         true,         static_cast<int32_t>(info.si_uid)};
+            if (deterministic() && !interrupted_a_syscall(*thread.task)) {
+                thread.outside_signals.push_back(*outside);
+                thread.resume_signal = 0;
+                keep_running(thread);
+                return;
+            }
+        }
         if (signal_number == SIGTRAP && handled_by_debugger(thread, info)) {
             return;
         }
@@ -810,7 +888,8 @@ struct Session::State {
         uint64_t bit = uint64_t{1} << (signal_number - 1);
         bool fatal =
             default_action_kills(signal_number) && ((dispositions.caught | dispositions.ignored) & bit) == 0;
-        emit(thread, SignalEvent{signal_number, info.si_code, info.si_pid, fatal});
+        emit(thread, SignalEvent{signal_number, info.si_code, info.si_pid, fatal, outside.has_value(),
+                                 outside ? outside->sender_uid : 0});
         thread.resume_signal = signal_number;
         keep_running(thread);
     }
@@ -1144,6 +1223,7 @@ int Session::run() {
     launch.cwd = options.cwd;
     launch.namespaces = options.namespaces;
     launch.disable_aslr = options.disable_aslr;
+    launch.stand_ins = options.stand_ins ? &*options.stand_ins : nullptr;
 
     std::set<int> trapped;
     std::vector<ConditionalTrap> trapped_conditionally;

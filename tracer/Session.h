@@ -13,9 +13,11 @@
 #include "EventSink.h"
 #include "SchedulePolicy.h"
 #include "SyscallInterceptor.h"
+#include "formats/Recording.h"
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,8 @@ struct SessionOptions {
     bool disable_aslr = true;
     bool trap_cpuid = true; // arch_prctl(ARCH_SET_CPUID, 0) when the host supports it
     bool trap_rdtsc = true; // prctl(PR_SET_TSC, PR_TSC_SIGSEGV)
+    // Replay: stand-ins for the recorded inherited descriptors (LaunchOptions::stand_ins); none: hermit's.
+    std::optional<std::vector<InheritedDescriptor>> stand_ins;
 };
 
 class Session {

@@ -8,6 +8,8 @@
 // Only syscalls in the union of trapped_syscalls(), and conditionally_trapped_syscalls() whose argument
 // matches, stop the guest: everything else runs at native speed.
 
+#include "formats/Event.h"
+
 #include <array>
 #include <cstdint>
 #include <set>
@@ -30,17 +32,25 @@ struct SyscallDecision {
         StopAtExit, // let the kernel run it and call on_exit() with the result
         Emulate,    // skip the kernel; the guest sees `result` (memory already written by the interceptor)
         Retry,      // not now: the thread waits at the entry and is asked again when it runs again
+        // `signal` from outside the guest reaches the thread first, as if sent just before this syscall
+        // (during it for pause and rt_sigsuspend, which return once a handler ran); the syscall is asked
+        // again after the handler returns. A replay answers this where the recording has such a signal.
+        DeliverSignal,
     };
     Kind kind = Kind::Pass;
     int64_t result = 0;
     // After this syscall the thread gives up the run token (a scheduling point).
     bool yield = false;
+    SignalEvent signal{}; // DeliverSignal: number, si_code, sender pid and uid as the guest sees them
 
     static SyscallDecision pass() { return {}; }
     static SyscallDecision run() { return {Kind::Run}; }
     static SyscallDecision stop_at_exit() { return {Kind::StopAtExit}; }
     static SyscallDecision emulate(int64_t result) { return {Kind::Emulate, result}; }
     static SyscallDecision retry() { return {Kind::Retry}; }
+    static SyscallDecision deliver_signal(const SignalEvent& signal) {
+        return {Kind::DeliverSignal, 0, false, signal};
+    }
 };
 
 // A syscall that stops the guest only when one of its arguments matches: (args[argument] & mask) == value.

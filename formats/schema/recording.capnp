@@ -27,6 +27,7 @@ struct RecordingMeta {
   threadCount @13 :UInt32;
   guestDurationNs @14 :UInt64; # logical time at exit
   files @15 :List(RecordedFile);
+  inheritedDescriptors @16 :List(InheritedDescriptor); # the guest's open descriptors above 2 at start
 }
 
 struct RunConfig {
@@ -53,6 +54,20 @@ struct RecordedFile {
   path @0 :Text;
   sha256 @1 :Text;
   size @2 :UInt64;
+}
+
+# A descriptor above 2 the guest inherited from whoever started hermit. Replay puts a stand-in of the
+# same kind and access mode at the same number, so the guest's own descriptors get the same numbers.
+struct InheritedDescriptor {
+  fd @0 :Int32;
+  kind @1 :Kind;
+  statusFlags @2 :UInt32;      # fcntl(F_GETFL): access mode, O_APPEND, O_NONBLOCK
+  enum Kind {
+    file @0;                   # regular file, device or anything not listed below
+    directory @1;
+    pipe @2;
+    socket @3;
+  }
 }
 
 struct EventBatch {
@@ -131,6 +146,8 @@ struct Signal {
   code @1 :Int32;                # si_code
   senderPid @2 :Int32;
   fatal @3 :Bool;
+  outside @4 :Bool;              # sent from outside the guest: replay sends it again at this event
+  senderUid @5 :Int32;           # si_uid, kept for signals from outside
 }
 
 struct ThreadStart {

@@ -54,6 +54,7 @@ TEST(Recording, RoundTripsEveryEventKindAndTheMetadata) {
     EXPECT_EQ(meta.event_count, events.size());
     EXPECT_EQ(meta.thread_count, 2u);
     EXPECT_EQ(meta.guest_duration_ns, 110u);
+    EXPECT_EQ(meta.inherited_descriptors, test::sample_meta("sample-1").inherited_descriptors);
 }
 
 TEST(Recording, EmptyFinishedRecordingReadsAsNoEvents) {

@@ -108,7 +108,8 @@ TEST(EventDescription, DescribesEachKindOnOneLine) {
     EXPECT_EQ(describe_event(events[2]).substr(0, 32), "thread 1: syscall 318 syscall_31");
     EXPECT_EQ(describe_event(events[4]), "thread 2: scheduled (thread 1 yielded)");
     EXPECT_EQ(describe_event(events[7]), "thread 2: wrote 3 bytes to stdout \"hi\\n\"");
-    EXPECT_EQ(describe_event(events[8]), "thread 2: signal 11 (code 1, from pid 0), fatal");
+    EXPECT_EQ(describe_event(events[8]),
+              "thread 2: signal 11 (code 1, from outside the guest, pid 0), fatal");
     for (const auto& event : events) {
         EXPECT_EQ(describe_event(event).find('\n'), std::string::npos);
     }

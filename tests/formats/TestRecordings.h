@@ -46,7 +46,7 @@ inline std::vector<Event> every_kind_of_event() {
     events.push_back({50, 2, 1, RdtscEvent{123456789, true}});
     events.push_back({60, 2, 1, CpuidEvent{7, 0, 1, 2, 3, 4}});
     events.push_back({70, 2, 1, StdioEvent{1, {'h', 'i', '\n'}}});
-    events.push_back({80, 2, 1, SignalEvent{11, 1, 0, true}});
+    events.push_back({80, 2, 1, SignalEvent{11, 1, 0, true, true, 1000}});
     events.push_back({90, 2, 1, ThreadExitEvent{139, false}});
     events.push_back({100, 1, 1, ScheduleEvent{2, ScheduleEvent::Reason::Exited}});
     events.push_back({110, 1, 1, ThreadExitEvent{0, true}});
@@ -87,6 +87,8 @@ inline RecordingMeta sample_meta(const std::string& id) {
     meta.config.sched_heuristic = "pct";
     meta.host.kernel_release = "6.18.0";
     meta.host.cpu_count = 2;
+    meta.inherited_descriptors = {{3, InheritedDescriptor::Kind::Pipe, 01},
+                                  {7, InheritedDescriptor::Kind::File, 0}};
     return meta;
 }
 

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -33,6 +34,7 @@ protected:
     }
 
     std::string record_and_replay(const std::vector<std::string>& command);
+    ProcessResult record_with_outside_signal(const std::string& mode);
 
     std::filesystem::path directory_;
     std::filesystem::path data_dir_;
@@ -115,6 +117,98 @@ TEST_F(RecordReplayTest, ReplayLeavesTheUsersFilesAlone) {
     std::string contents((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
     EXPECT_EQ(contents, "changed by the user");
     EXPECT_FALSE(std::filesystem::exists(tool));
+}
+
+uint64_t directory_bytes(const std::filesystem::path& directory) {
+    uint64_t total = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(directory)) {
+        if (entry.is_regular_file()) {
+            total += entry.file_size();
+        }
+    }
+    return total;
+}
+
+TEST_F(RecordReplayTest, FilesTheVirtualizerGeneratesAreNotCopied) {
+    // Each open of /dev/urandom is served from a fresh 4 MiB generated file; copying them would take
+    // 64 * 4 MiB, while the guest reads only 64 * 16 bytes.
+    ProcessResult recorded =
+        hermit({"record", "start", "--name=urandom", "--", guest_path("replay_urandom"), "64"});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text.rfind("64 opens, digest ", 0), 0u) << recorded.stdout_text;
+    EXPECT_LT(directory_bytes(data_dir_ / "urandom-1"), 256u * 1024);
+
+    ProcessResult replayed = hermit({"replay", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+}
+
+TEST_F(RecordReplayTest, InheritedDescriptorsKeepTheirNumbersOnReplay) {
+    const auto input = directory_ / "inherited.txt";
+    const auto output = directory_ / "written.txt";
+    std::ofstream(input) << "inherited contents";
+    const std::vector<std::string> environment = {"HERMIT_DATA_DIR=" + data_dir_.string()};
+    // The shell opens 4 and 7 for hermit (and closes whatever else of 3-9 the test runner left open).
+    ProcessResult recorded =
+        run_process({"sh", "-c",
+                     "exec \"$0\" record start -- \"$1\" \"$2\" 3<&- 5<&- 6<&- 8<&- 9<&- "
+                     "4<\"$2\" 7>\"$3\"",
+                     hermit_binary(), guest_path("replay_descriptors"), input.string(), output.string()},
+                    "", 120, environment);
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text, "inherited: 4 7\nread 18 bytes from 4: inherited contents\nwrote to 7\n"
+                                    "opened at 3\n");
+
+    // Replayed from a hermit holding 3 and 5 instead: the guest must still get 4 and 7 only, and its
+    // open must still return 3; the write to 7 must not reach the user's file again.
+    std::ofstream(input, std::ios::trunc) << "changed";
+    ProcessResult replayed =
+        run_process({"sh", "-c", "exec \"$0\" replay --autopilot 4<&- 6<&- 7<&- 8<&- 9<&- 3<\"$1\" 5<\"$1\"",
+                     hermit_binary(), input.string()},
+                    "", 120, environment);
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+    std::ifstream stream(output);
+    EXPECT_EQ(std::string((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>()),
+              "to 7\n");
+}
+
+// Records replay_outside_signal (with `mode` as its second argument) under the name "outside" while a
+// shell sends it SIGUSR1 once it is ready; returns the recording's result.
+ProcessResult RecordReplayTest::record_with_outside_signal(const std::string& mode) {
+    const auto ready = directory_ / "ready";
+    // The shell starts the recording, waits until the guest's handler is installed and sends SIGUSR1 to
+    // the guest (the namespace holder's child, or hermit's child when namespaces are unavailable).
+    const std::string script =
+        "\"$0\" record start --name=outside -- \"$1\" \"$2\" \"$3\" & recorder=$!; tries=0;"
+        " while [ ! -s \"$2\" ] && [ $tries -lt 3000 ]; do sleep 0.01; tries=$((tries+1)); done;"
+        " holder=$(pgrep -P $recorder); guest=$(pgrep -P $holder);"
+        " kill -USR1 ${guest:-$holder}; wait $recorder";
+    return run_process(
+        {"sh", "-c", script, hermit_binary(), guest_path("replay_outside_signal"), ready.string(), mode}, "",
+        120, {"HERMIT_DATA_DIR=" + data_dir_.string()});
+}
+
+TEST_F(RecordReplayTest, SignalsFromOutsideAreDeliveredAtTheSameEventOnReplay) {
+    ProcessResult recorded = record_with_outside_signal("loop");
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stdout_text << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text.rfind("SIGUSR1 (si_code 0) after ", 0), 0u) << recorded.stdout_text;
+
+    ProcessResult replayed = hermit({"replay", "outside-1", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+    ProcessResult dump = hermit({"record", "dump", "outside-1"});
+    EXPECT_NE(dump.stdout_text.find("signal 10 (code 0, from outside the guest, pid 0)"), std::string::npos);
+}
+
+TEST_F(RecordReplayTest, SignalFromOutsideEndsAPauseOnReplay) {
+    ProcessResult recorded = record_with_outside_signal("pause");
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stdout_text << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text, "pause = -1 (Interrupted system call), SIGUSR1 (si_code 0)\n");
+
+    ProcessResult replayed = hermit({"replay", "outside-1", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
 }
 
 TEST_F(RecordReplayTest, DumpPrintsOneIndexedLinePerEvent) {

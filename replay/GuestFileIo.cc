@@ -1,0 +1,106 @@
+#include "GuestFileIo.h"
+
+#include "formats/FileIo.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace hermit::replay {
+
+namespace {
+
+// The guest's descriptor `fd` as a descriptor of the tracer (the same open file); -1 when it cannot be had.
+UniqueFd duplicate(const tracer::Task& task, int fd) {
+    UniqueFd process(static_cast<int>(syscall(SYS_pidfd_open, task.host_pid(), 0)));
+    if (process.get() < 0) {
+        return UniqueFd{};
+    }
+    return UniqueFd(static_cast<int>(syscall(SYS_pidfd_getfd, process.get(), fd, 0)));
+}
+
+bool is_file_io(int number) {
+    return number == SYS_read || number == SYS_pread64 || number == SYS_write || number == SYS_pwrite64 ||
+           number == SYS_lseek;
+}
+
+GuestFileIo::Done read_into_guest(tracer::Task& task, const tracer::SyscallStop& stop, int file,
+                                  const struct stat& info) {
+    const bool at_offset = stop.number == SYS_pread64;
+    const off_t offset = at_offset ? static_cast<off_t>(stop.args[3]) : lseek(file, 0, SEEK_CUR);
+    if (offset < 0) {
+        return {at_offset ? -EINVAL : -errno, {}};
+    }
+    // A read returns at most what is left of the file; a file that grows meanwhile gives a short read,
+    // as it may natively.
+    const uint64_t left = info.st_size > offset ? static_cast<uint64_t>(info.st_size - offset) : 0;
+    std::vector<uint8_t> bytes(std::min<uint64_t>(stop.args[2], left));
+    const ssize_t count = pread(file, bytes.data(), bytes.size(), offset);
+    if (count < 0) {
+        return {-errno, {}};
+    }
+    bytes.resize(static_cast<size_t>(count));
+    if (count > 0 && !task.write(stop.args[1], bytes.data(), bytes.size())) {
+        return {-EFAULT, {}};
+    }
+    if (!at_offset) {
+        lseek(file, offset + count, SEEK_SET);
+    }
+    GuestFileIo::Done done{count, {}};
+    if (count > 0) {
+        done.outputs.push_back(MemoryWrite{stop.args[1], std::move(bytes)});
+    }
+    return done;
+}
+
+GuestFileIo::Done write_from_guest(tracer::Task& task, const tracer::SyscallStop& stop, int file) {
+    auto bytes = task.read_bytes(stop.args[1], stop.args[2]);
+    if (!bytes) {
+        return {-EFAULT, {}};
+    }
+    const ssize_t count = stop.number == SYS_pwrite64
+                              ? pwrite(file, bytes->data(), bytes->size(), static_cast<off_t>(stop.args[3]))
+                              : write(file, bytes->data(), bytes->size());
+    return {count < 0 ? -errno : count, {}};
+}
+
+} // namespace
+
+std::optional<GuestFileIo::Done>
+GuestFileIo::perform(tracer::Task& task, const tracer::SyscallStop& stop,
+                     const std::function<bool(const ObjectIdentity&)>& accept) {
+    if (!is_file_io(stop.number) || (stop.number != SYS_lseek && stop.args[2] > kMaxTransferBytes)) {
+        return std::nullopt;
+    }
+    UniqueFd file = duplicate(task, static_cast<int>(stop.args[0]));
+    struct stat info {};
+    if (file.get() < 0 || fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode) ||
+        !accept(ObjectIdentity{info.st_dev, info.st_ino})) {
+        return std::nullopt;
+    }
+    if (stop.number == SYS_lseek) {
+        const off_t offset =
+            lseek(file.get(), static_cast<off_t>(stop.args[1]), static_cast<int>(stop.args[2]));
+        return Done{offset < 0 ? -errno : offset, {}};
+    }
+    const int flags = fcntl(file.get(), F_GETFL);
+    const bool reading = stop.number == SYS_read || stop.number == SYS_pread64;
+    // Files whose size reads as 0 (/proc, /sys) produce their contents on read.
+    if (flags < 0 || (flags & O_DIRECT) != 0 || (reading && info.st_size == 0)) {
+        return std::nullopt;
+    }
+    return reading ? read_into_guest(task, stop, file.get(), info) : write_from_guest(task, stop, file.get());
+}
+
+bool GuestFileIo::move_offset(const tracer::Task& task, int fd, int64_t offset, int whence) {
+    UniqueFd file = duplicate(task, fd);
+    struct stat info {};
+    return file.get() >= 0 && fstat(file.get(), &info) == 0 && S_ISREG(info.st_mode) &&
+           lseek(file.get(), offset, whence) >= 0;
+}
+
+} // namespace hermit::replay

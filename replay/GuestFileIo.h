@@ -1,0 +1,41 @@
+#pragma once
+// GuestFileIo: a guest's read, pread64, write, pwrite64 or lseek on a regular file, done by the tracer at the
+// syscall's entry stop, through a duplicate of the guest's descriptor (pidfd_getfd: the same open file, so
+// the same offset and flags) and the guest's memory. The interceptor then emulates the syscall with the
+// result, so a recorded or replayed file read or write costs one ptrace stop instead of two (entry and
+// exit). Anything else (other syscalls, pipes, sockets, devices, /proc files whose size reads as 0,
+// O_DIRECT, very large transfers) is declined and runs in the kernel as before.
+
+#include "GuestDescriptors.h"
+#include "formats/Event.h"
+#include "tracer/SyscallInterceptor.h"
+#include "tracer/Task.h"
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace hermit::replay {
+
+class GuestFileIo {
+public:
+    struct Done {
+        int64_t result = 0;               // what the guest sees: a byte count or a negative errno
+        std::vector<MemoryWrite> outputs; // the bytes a read put into guest memory
+    };
+
+    // Performs the call when it is one of the four on a regular file that `accept` agrees to (it sees the
+    // file's identity); nullopt leaves it to the kernel, with nothing done.
+    static std::optional<Done> perform(tracer::Task& task, const tracer::SyscallStop& stop,
+                                       const std::function<bool(const ObjectIdentity&)>& accept);
+
+    // lseek(fd, offset, whence) on the guest's descriptor `fd` when it is a regular file: a replay emulates
+    // reads and lseek from the log, but the guest may write to the file next. False (nothing done) for
+    // other descriptors.
+    static bool move_offset(const tracer::Task& task, int fd, int64_t offset, int whence);
+
+    // Larger transfers run in the kernel: the tracer would have to hold them in memory.
+    static constexpr uint64_t kMaxTransferBytes = 16 << 20;
+};
+
+} // namespace hermit::replay
