@@ -1,0 +1,151 @@
+// The real gdb in batch mode against the real `hermit replay --serve-only` of recordings of
+// tests/guests/debug_threads.c (three threads writing a global) and gdb_steps.c (a loop calling a function):
+// breakpoints, backtraces, threads, watchpoints, monitor commands and reverse execution, and the same
+// output from every debugging session of a recording.
+#include "HermitProcess.h"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+namespace {
+
+using hermit::testing::guest_path;
+using hermit::testing::hermit_binary;
+using hermit::testing::run_process;
+
+std::string read_text(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// The lines of gdb's output that matter for comparing sessions: the stops, frames and printed values.
+std::string without_addresses(const std::string& output) {
+    return std::regex_replace(output, std::regex("0x[0-9a-f]+"), "ADDR");
+}
+
+class GdbReplayTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (run_process({"sh", "-c", "command -v gdb"}).exit_status != 0) {
+            GTEST_SKIP() << "gdb is not installed";
+        }
+        data_dir_ = std::filesystem::temp_directory_path() /
+                    ("hermit-gdb-test-" + std::to_string(getpid()) + "-" +
+                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::remove_all(data_dir_);
+        std::filesystem::create_directories(data_dir_);
+    }
+
+    void TearDown() override {
+        if (!data_dir_.empty()) {
+            std::filesystem::remove_all(data_dir_);
+        }
+    }
+
+    void record(const std::string& guest) {
+        guest_ = guest;
+        auto recorded = run_process({hermit_binary(), "record", "start", "--", guest_path(guest)}, "", 60,
+                                    {"HERMIT_DATA_DIR=" + data_dir_.string()});
+        ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    }
+
+    // Serves the latest recording with --serve-only, runs gdb with `commands` against it and returns gdb's
+    // standard output. The server's exit status is checked: it must end by itself once gdb is done.
+    std::string debug(const std::vector<std::string>& commands) {
+        const std::filesystem::path server_stderr = data_dir_ / "server.err";
+        pid_t server = fork();
+        if (server == 0) {
+            setenv("HERMIT_DATA_DIR", data_dir_.c_str(), 1);
+            int error_fd = open(server_stderr.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            int null_fd = open("/dev/null", O_RDWR);
+            dup2(null_fd, 0);
+            dup2(null_fd, 1);
+            dup2(error_fd, 2);
+            // The guest must inherit exactly the descriptors it had when recorded (0-2), or its opens
+            // return other numbers and the replay diverges.
+            close(error_fd);
+            close(null_fd);
+            execl(hermit_binary().c_str(), "hermit", "replay", "latest", "--serve-only",
+                  "--gdbserver-port=0", static_cast<char*>(nullptr));
+            _exit(127);
+        }
+        const std::regex listening("target remote :([0-9]+)");
+        std::smatch match;
+        std::string text;
+        // The server prints its port once it listens: wait for that line (bounded, no timing assumption).
+        for (int attempt = 0; attempt < 600 && !std::regex_search(text, match, listening); ++attempt) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            text = read_text(server_stderr);
+        }
+        if (!std::regex_search(text, match, listening)) {
+            ::kill(server, SIGKILL);
+            waitpid(server, nullptr, 0);
+            ADD_FAILURE() << "the server never listened: " << text;
+            return {};
+        }
+        std::vector<std::string> argv{"gdb", "-batch", "-nx", guest_path(guest_), "-ex", "set sysroot /",
+                                      "-ex", "target remote :" + match[1].str()};
+        for (const auto& command : commands) {
+            argv.insert(argv.end(), {"-ex", command});
+        }
+        auto gdb = run_process(argv, "", 60);
+        EXPECT_EQ(gdb.exit_status, 0) << gdb.stdout_text << gdb.stderr_text;
+        int status = 0;
+        waitpid(server, &status, 0);
+        EXPECT_TRUE(WIFEXITED(status)) << read_text(server_stderr);
+        // gdb prints stops and values on stdout, warnings and monitor output on stderr.
+        return gdb.stdout_text + "--- gdb stderr ---\n" + gdb.stderr_text;
+    }
+
+    std::filesystem::path data_dir_;
+    std::string guest_;
+};
+
+TEST_F(GdbReplayTest, BreakpointBacktraceThreadsAndVariablesAreTheSameEveryRun) {
+    record("debug_threads");
+    const std::vector<std::string> script{"break worker_step", "continue", "continue",
+                                          "bt",
+                                          "info threads",
+                                          "print shared_counter",
+                                          "print step",
+                                          "monitor when",
+                                          "kill"};
+    const std::string output = debug(script);
+    EXPECT_NE(output.find("Breakpoint 1, worker_step (step=step@entry=0)"), std::string::npos) << output;
+    // The second stop is the first worker thread's first step, called from worker().
+    EXPECT_TRUE(std::regex_search(output, std::regex("#1 [^\n]* worker \\([^\n]*debug_threads.c"))) << output;
+    EXPECT_TRUE(std::regex_search(output, std::regex("\\* 2 +Thread 1\\.2 [^\n]*worker_step"))) << output;
+    EXPECT_TRUE(std::regex_search(output, std::regex("  1 +Thread 1\\.1 "))) << output;
+    EXPECT_NE(output.find("$1 = 1"), std::string::npos) << output;
+    EXPECT_NE(output.find("$2 = 0"), std::string::npos) << output;
+    EXPECT_NE(output.find("Current event: "), std::string::npos) << output;
+    EXPECT_EQ(without_addresses(debug(script)), without_addresses(output));
+}
+
+TEST_F(GdbReplayTest, WatchpointStopsAtEachWriteOfEveryThread) {
+    record("debug_threads");
+    const std::string output = debug({"break main", "continue", "watch shared_counter", "continue", "continue",
+                                      "continue", "thread", "print shared_counter", "kill"});
+    EXPECT_NE(output.find("Hardware watchpoint 2: shared_counter"), std::string::npos) << output;
+    EXPECT_NE(output.find("Old value = 0\nNew value = 1"), std::string::npos) << output;
+    EXPECT_NE(output.find("Old value = 1\nNew value = 2"), std::string::npos) << output;
+    EXPECT_NE(output.find("Old value = 2\nNew value = 4"), std::string::npos) << output;
+    // The second and third writes are the first worker's.
+    EXPECT_TRUE(std::regex_search(output, std::regex("Current thread is 2 \\(Thread 1\\.2\\)"))) << output;
+    EXPECT_NE(output.find("$1 = 4"), std::string::npos) << output;
+}
+
+} // namespace
