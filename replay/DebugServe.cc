@@ -98,7 +98,7 @@ int serve_debugger(DebugTarget::GuestSession session, const DebugServeOptions& o
         hand_terminal_to_gdb(options.executable, listener->port());
     }
 
-    DebugTarget target(std::move(session));
+    DebugTarget target(std::move(session), options.reversible);
     if (!target.start()) {
         spdlog::warn("the guest ended before reaching its entry point; nothing to debug");
         return target.finish().value_or(0);
@@ -135,7 +135,7 @@ int debug_replay(const DebugReplayOptions& options) {
         return exit_status;
     };
     return serve_debugger(replay,
-                          DebugServeOptions{options.serve_only, options.port, guest_executable(meta)});
+                          DebugServeOptions{options.serve_only, options.port, guest_executable(meta), true});
 }
 
 } // namespace hermit::replay

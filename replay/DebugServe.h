@@ -13,6 +13,7 @@ struct DebugServeOptions {
     bool serve_only = false; // wait for a debugger instead of starting gdb
     int port = 0;            // 0: the kernel picks a free port
     std::string executable;  // the guest's program, for gdb's command line
+    bool reversible = false; // a replay, which can be started over: offer reverse execution
 };
 
 // Serves `session` to one gdb connection and returns the guest's exit status (0 when gdb killed it).

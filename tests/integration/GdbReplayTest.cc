@@ -78,8 +78,8 @@ protected:
             // return other numbers and the replay diverges.
             close(error_fd);
             close(null_fd);
-            execl(hermit_binary().c_str(), "hermit", "replay", "latest", "--serve-only",
-                  "--gdbserver-port=0", static_cast<char*>(nullptr));
+            execl(hermit_binary().c_str(), "hermit", "replay", "latest", "--serve-only", "--gdbserver-port=0",
+                  static_cast<char*>(nullptr));
             _exit(127);
         }
         const std::regex listening("target remote :([0-9]+)");
@@ -96,8 +96,8 @@ protected:
             ADD_FAILURE() << "the server never listened: " << text;
             return {};
         }
-        std::vector<std::string> argv{"gdb", "-batch", "-nx", guest_path(guest_), "-ex", "set sysroot /",
-                                      "-ex", "target remote :" + match[1].str()};
+        std::vector<std::string> argv{"gdb", "-batch",        "-nx", guest_path(guest_),
+                                      "-ex", "set sysroot /", "-ex", "target remote :" + match[1].str()};
         for (const auto& command : commands) {
             argv.insert(argv.end(), {"-ex", command});
         }
@@ -116,13 +116,9 @@ protected:
 
 TEST_F(GdbReplayTest, BreakpointBacktraceThreadsAndVariablesAreTheSameEveryRun) {
     record("debug_threads");
-    const std::vector<std::string> script{"break worker_step", "continue", "continue",
-                                          "bt",
-                                          "info threads",
-                                          "print shared_counter",
-                                          "print step",
-                                          "monitor when",
-                                          "kill"};
+    const std::vector<std::string> script{
+        "break worker_step",    "continue",   "continue",     "bt",  "info threads",
+        "print shared_counter", "print step", "monitor when", "kill"};
     const std::string output = debug(script);
     EXPECT_NE(output.find("Breakpoint 1, worker_step (step=step@entry=0)"), std::string::npos) << output;
     // The second stop is the first worker thread's first step, called from worker().
@@ -137,8 +133,8 @@ TEST_F(GdbReplayTest, BreakpointBacktraceThreadsAndVariablesAreTheSameEveryRun) 
 
 TEST_F(GdbReplayTest, WatchpointStopsAtEachWriteOfEveryThread) {
     record("debug_threads");
-    const std::string output = debug({"break main", "continue", "watch shared_counter", "continue", "continue",
-                                      "continue", "thread", "print shared_counter", "kill"});
+    const std::string output = debug({"break main", "continue", "watch shared_counter", "continue",
+                                      "continue", "continue", "thread", "print shared_counter", "kill"});
     EXPECT_NE(output.find("Hardware watchpoint 2: shared_counter"), std::string::npos) << output;
     EXPECT_NE(output.find("Old value = 0\nNew value = 1"), std::string::npos) << output;
     EXPECT_NE(output.find("Old value = 1\nNew value = 2"), std::string::npos) << output;
