@@ -120,7 +120,10 @@ StopReason ReplayTimeline::reverse_continue() {
         uint64_t stops_in_leg = 0;
         run_leg(leg, armed, [&](const EngineStop& stop, bool leg_end) {
             ++stops_in_leg;
-            if (stop.belongs_to(wanted) && !(final_leg && leg_end)) {
+            // A watchpoint hit at the current position is a write just before it: still to be met going
+            // backwards. A breakpoint hit there is where we stand.
+            const bool here = final_leg && leg_end && stop.reason.kind != StopReason::Kind::Watchpoint;
+            if (stop.belongs_to(wanted) && !here) {
                 last_hit = prefix;
                 last_hit->push_back(Leg{leg.motion, armed, stops_in_leg});
                 last_hit_stop = stop;
@@ -148,9 +151,38 @@ StopReason ReplayTimeline::reverse_continue() {
     return reason;
 }
 
+std::vector<Leg> ReplayTimeline::Stretch::position(size_t index) const {
+    std::vector<Leg> path = base;
+    if (index == 0) {
+        return path;
+    }
+    const uint64_t pc = pcs[index - 1];
+    const auto hits = static_cast<uint64_t>(std::count(pcs.begin(), pcs.begin() + index, pc));
+    path.push_back(Leg{Motion::Continue, StopSet{{pc}, {}}, hits});
+    return path;
+}
+
+std::optional<size_t> ReplayTimeline::Stretch::index_of(const std::vector<Leg>& path) const {
+    if (path == base) {
+        return 0;
+    }
+    if (path.size() != base.size() + 1 || !std::equal(base.begin(), base.end(), path.begin())) {
+        return std::nullopt;
+    }
+    for (size_t index = 1; index <= pcs.size(); ++index) {
+        if (position(index) == path) {
+            return index;
+        }
+    }
+    return std::nullopt;
+}
+
 std::optional<std::vector<Leg>> ReplayTimeline::previous_instruction(const std::vector<Leg>& path) {
     if (path.empty()) {
         return std::nullopt;
+    }
+    if (std::optional<size_t> index = stretch_.index_of(path); index && *index > 0) {
+        return stretch_.position(*index - 1);
     }
     std::vector<Leg> previous = path;
     Leg last = previous.back();
@@ -162,28 +194,26 @@ std::optional<std::vector<Leg>> ReplayTimeline::previous_instruction(const std::
         }
         return previous;
     }
-    // The end of a continue leg: replay up to the stop before it and count the instructions (of any
-    // thread) from there to the leg's end.
+    // The end of a continue leg: replay up to the stop before it and single-step (any thread) from there
+    // to the leg's end, remembering where each step landed, so that the positions in between are named
+    // by "the k-th arrival at pc" and further steps back need no stepping.
     if (last.count > 1) {
         previous.push_back(Leg{Motion::Continue, last.stops, last.count - 1});
     }
     replay_path(previous);
     engine_.arm(last.stops);
-    uint64_t steps = 0;
+    stretch_ = Stretch{previous, {}};
     for (;;) {
         EngineStop stop = engine_.run_forward(Motion::StepAnyThread);
         if (stop.ended()) {
             throw Error(ErrorCode::TimelineLost, "the replay ended before reaching the current stop again");
         }
-        ++steps;
+        stretch_.pcs.push_back(stop.pc);
         if (stop.belongs_to(last.stops)) {
             break;
         }
     }
-    if (steps > 1) {
-        previous.push_back(Leg{Motion::StepAnyThread, last.stops, steps - 1});
-    }
-    return previous;
+    return stretch_.position(stretch_.pcs.size() - 1);
 }
 
 size_t ReplayTimeline::add_checkpoint() {

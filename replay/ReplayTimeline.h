@@ -30,6 +30,7 @@ struct Leg {
     Motion motion = Motion::Continue;
     StopSet stops;
     uint64_t count = 0;
+    bool operator==(const Leg&) const = default;
 };
 
 class ReplayTimeline : public gdbserver::ReverseExecution {
@@ -61,7 +62,18 @@ private:
                  const std::function<void(const EngineStop&, bool)>& seen);
     gdbserver::StopReason at_beginning();
 
+    // The instructions from `base` on, single-stepped once: pcs[i] is where step i+1 landed. Position i
+    // of the stretch is named "the k-th arrival at pcs[i-1] after base" (a continue to a breakpoint
+    // there), which replays without stepping.
+    struct Stretch {
+        std::vector<Leg> base;
+        std::vector<uint64_t> pcs;
+        std::vector<Leg> position(size_t index) const;
+        std::optional<size_t> index_of(const std::vector<Leg>& path) const;
+    };
+
     ReplayEngine& engine_;
+    Stretch stretch_;
     std::vector<Leg> path_;
     std::vector<std::vector<Leg>> checkpoints_;
 };

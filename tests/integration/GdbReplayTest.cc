@@ -144,4 +144,58 @@ TEST_F(GdbReplayTest, WatchpointStopsAtEachWriteOfEveryThread) {
     EXPECT_NE(output.find("$1 = 4"), std::string::npos) << output;
 }
 
+TEST_F(GdbReplayTest, ReverseContinueFromTheEndReturnsToTheLastWrites) {
+    record("debug_threads");
+    const std::string output =
+        debug({"break debug_threads.c:34", "continue", "print shared_counter", "watch shared_counter",
+               "reverse-continue", "thread", "print shared_counter", "reverse-continue", "thread",
+               "print shared_counter", "reverse-continue", "thread", "kill"});
+    EXPECT_NE(output.find("$1 = 10"), std::string::npos) << output;
+    // Going backwards a write is met just before it happens: gdb shows the later value as the old one.
+    const std::regex writes(
+        R"re(hit Hardware watchpoint 2: shared_counter\n\nOld value = 10\nNew value = 8\n)re"
+        R"re([^]*Current thread is [0-9]+ \(Thread 1\.4\)[^]*\$2 = 8\n)re"
+        R"re([^]*Old value = 8\nNew value = 7\n)re"
+        R"re([^]*Current thread is [0-9]+ \(Thread 1\.4\)[^]*\$3 = 7\n)re"
+        R"re([^]*Old value = 7\nNew value = 5\n[^]*Current thread is [0-9]+ \(Thread 1\.3\))re");
+    EXPECT_TRUE(std::regex_search(output, writes)) << output;
+}
+
+TEST_F(GdbReplayTest, BreakMainContinueBacktraceReverseContinue) {
+    record("gdb_steps");
+    const std::vector<std::string> script{"break main",       "break add_square",
+                                          "continue",         "continue",
+                                          "continue",         "bt",
+                                          "reverse-continue", "bt",
+                                          "reverse-continue", "bt",
+                                          "reverse-continue", "kill"};
+    const std::string output = debug(script);
+    const std::regex frames(
+        R"re(Breakpoint 1, main \(\) at [^\n]*gdb_steps.c:[0-9]+\n)re"
+        R"re([^]*Breakpoint 2, add_square \(value=value@entry=1\))re"
+        R"re([^]*Breakpoint 2, add_square \(value=value@entry=2\))re"
+        R"re([^]*#0  add_square \(value=value@entry=2\) at [^\n]*\n#1  [^\n]* in main \(\) at [^\n]*gdb_steps.c:16\n)re"
+        R"re([^]*Breakpoint 2, add_square \(value=value@entry=1\))re"
+        R"re([^]*#0  add_square \(value=value@entry=1\)[^]*#1  [^\n]* in main \(\))re"
+        R"re([^]*Breakpoint 1, main \(\)[^]*#0  main \(\) at [^\n]*gdb_steps.c:[0-9]+\n)re"
+        R"re([^]*No more reverse-execution history.)re");
+    EXPECT_TRUE(std::regex_search(output, frames)) << output;
+    // Debugging the recording again, reverse execution included, stops at the same places.
+    EXPECT_EQ(without_addresses(debug(script)), without_addresses(output));
+}
+
+TEST_F(GdbReplayTest, ReverseStepNextAndFinish) {
+    record("gdb_steps");
+    const std::string output =
+        debug({"break add_square", "continue", "continue", "reverse-step", "reverse-step", "reverse-next",
+               "reverse-next", "print value", "continue", "reverse-finish", "monitor when", "kill"});
+    const std::regex lines(R"re(Breakpoint 1, add_square \(value=value@entry=2\))re"
+                           R"re([^]*main \(\) at [^\n]*gdb_steps.c:16\n16\t[^\n]*\n)re"
+                           R"re(15\t[^\n]*\n19\t[^\n]*\n18\t[^\n]*\n\$1 = 1\n)re"
+                           R"re([^]*Breakpoint 1, add_square \(value=value@entry=2\))re"
+                           R"re([^]*in main \(\) at [^\n]*gdb_steps.c:16\n)re");
+    EXPECT_TRUE(std::regex_search(output, lines)) << output;
+    EXPECT_NE(output.find("Current event: "), std::string::npos) << output;
+}
+
 } // namespace
