@@ -138,4 +138,20 @@ int debug_replay(const DebugReplayOptions& options) {
                           DebugServeOptions{options.serve_only, options.port, guest_executable(meta), true});
 }
 
+int debug_run(const tracer::GuestRunSpec& spec, bool serve_only, int port) {
+    std::string search_path = "/usr/bin:/bin";
+    for (const auto& entry : spec.env) {
+        if (entry.rfind("PATH=", 0) == 0) {
+            search_path = entry.substr(5);
+        }
+    }
+    const std::string executable = tracer::resolve_executable(spec.argv.at(0), search_path);
+    auto live = [&spec](const std::function<void(tracer::GuestRun&)>& attach) {
+        tracer::GuestRun run(spec);
+        attach(run);
+        return run.run();
+    };
+    return serve_debugger(live, DebugServeOptions{serve_only, port, executable, false});
+}
+
 } // namespace hermit::replay

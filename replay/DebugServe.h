@@ -4,6 +4,7 @@
 // --serve-only hermit starts gdb itself, connected to it.
 
 #include "DebugTarget.h"
+#include "tracer/GuestRun.h"
 
 #include <string>
 
@@ -28,5 +29,9 @@ struct DebugReplayOptions {
 
 // `hermit replay ID` under gdb. Throws like replay_autopilot, plus E060/E061.
 int debug_replay(const DebugReplayOptions& options);
+
+// `hermit run --gdbserver-port=N -- cmd`: a live deterministic run under gdb, forwards only (there is no
+// recording to replay, so reverse execution is not offered). Throws like GuestRun::run, plus E060/E061.
+int debug_run(const tracer::GuestRunSpec& spec, bool serve_only, int port);
 
 } // namespace hermit::replay

@@ -62,9 +62,11 @@ protected:
         ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
     }
 
-    // Serves the latest recording with --serve-only, runs gdb with `commands` against it and returns gdb's
-    // standard output. The server's exit status is checked: it must end by itself once gdb is done.
-    std::string debug(const std::vector<std::string>& commands) {
+    // Starts `hermit <server_arguments>` (by default: serve the latest recording), runs gdb with
+    // `commands` against it and returns gdb's output. The server must end by itself once gdb is done.
+    std::string debug(const std::vector<std::string>& commands,
+                      std::vector<std::string> server_arguments = {"replay", "latest", "--serve-only",
+                                                                   "--gdbserver-port=0"}) {
         const std::filesystem::path server_stderr = data_dir_ / "server.err";
         pid_t server = fork();
         if (server == 0) {
@@ -78,8 +80,12 @@ protected:
             // return other numbers and the replay diverges.
             close(error_fd);
             close(null_fd);
-            execl(hermit_binary().c_str(), "hermit", "replay", "latest", "--serve-only", "--gdbserver-port=0",
-                  static_cast<char*>(nullptr));
+            std::vector<char*> argv{const_cast<char*>("hermit")};
+            for (std::string& argument : server_arguments) {
+                argv.push_back(argument.data());
+            }
+            argv.push_back(nullptr);
+            execv(hermit_binary().c_str(), argv.data());
             _exit(127);
         }
         const std::regex listening("target remote :([0-9]+)");
@@ -196,6 +202,17 @@ TEST_F(GdbReplayTest, ReverseStepNextAndFinish) {
                            R"re([^]*in main \(\) at [^\n]*gdb_steps.c:16\n)re");
     EXPECT_TRUE(std::regex_search(output, lines)) << output;
     EXPECT_NE(output.find("Current event: "), std::string::npos) << output;
+}
+
+TEST_F(GdbReplayTest, LiveRunDebugsForwardsOnly) {
+    guest_ = "gdb_steps";
+    const std::string output = debug(
+        {"break add_square", "continue", "continue", "print value", "reverse-continue", "delete", "continue"},
+        {"run", "--gdbserver-port=0", "--serve-only", "--", guest_path(guest_)});
+    EXPECT_NE(output.find("Breakpoint 1, add_square (value=value@entry=2)"), std::string::npos) << output;
+    EXPECT_NE(output.find("$1 = 2"), std::string::npos) << output;
+    EXPECT_NE(output.find("Target remote does not support this command."), std::string::npos) << output;
+    EXPECT_NE(output.find("[Inferior 1 (process 1) exited normally]"), std::string::npos) << output;
 }
 
 } // namespace
