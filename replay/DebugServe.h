@@ -15,6 +15,7 @@ struct DebugServeOptions {
     int port = 0;            // 0: the kernel picks a free port
     std::string executable;  // the guest's program, for gdb's command line
     bool reversible = false; // a replay, which can be started over: offer reverse execution
+    uint64_t goto_event = 0; // a replay: go forward to this recorded event before gdb connects
 };
 
 // Serves `session` to one gdb connection and returns the guest's exit status (0 when gdb killed it).
@@ -25,6 +26,7 @@ struct DebugReplayOptions {
     std::string recording = "latest"; // id, "latest" or a recording directory
     bool serve_only = false;
     int port = 0;
+    uint64_t goto_event = 0; // 0: stop at the program's entry point
 };
 
 // `hermit replay ID` under gdb. Throws like replay_autopilot, plus E060/E061.

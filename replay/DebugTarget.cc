@@ -1,6 +1,7 @@
 #include "DebugTarget.h"
 
 #include "GdbRegisterLayout.h"
+#include "Replayer.h"
 #include "formats/Error.h"
 #include "tracer/Task.h"
 
@@ -88,7 +89,8 @@ DebugTarget::DebugTarget(GuestSession session, bool reversible)
 
 bool DebugTarget::start() {
     return bridge_->start([this] {
-        return session_([this](tracer::GuestRun& run) {
+        return session_([this](tracer::GuestRun& run, Replayer* replayer) {
+            replayer_ = replayer;
             run.add_interceptor(static_cast<tracer::SyscallInterceptor*>(this));
             run.add_event_sink(static_cast<tracer::EventSink*>(this));
             run.session().set_debug_hook(static_cast<tracer::DebugHook*>(this));
@@ -190,8 +192,8 @@ size_t DebugTarget::read_memory(uint64_t address, std::span<uint8_t> out) {
         for (const auto& [breakpoint, original] : breakpoints_) {
             hide(breakpoint, original);
         }
-        if (entry_breakpoint_) {
-            hide(entry_breakpoint_->first, entry_breakpoint_->second);
+        if (one_shot_) {
+            hide(one_shot_->address, one_shot_->original);
         }
     });
     return count;
@@ -244,7 +246,7 @@ EngineStop DebugTarget::run_forward(Motion motion) {
 EngineStop DebugTarget::advance(Motion motion) {
     motion_ = motion;
     if (bridge_->resume()) {
-        return EngineStop{stop_, stop_pc_};
+        return EngineStop{stop_, stop_pc_, stop_at_event_};
     }
     return EngineStop{end_of_run(), 0};
 }
@@ -280,7 +282,10 @@ EngineStop DebugTarget::restart() {
     event_count_ = 0;
     stops_since_event_ = 0;
     exec_seen_ = false;
-    entry_breakpoint_.reset();
+    one_shot_.reset();
+    replayer_ = nullptr;
+    armed_event_.reset();
+    stop_at_event_ = false;
     breakpoints_.clear();
     applied_generation_.clear();
     stepping_.clear();
@@ -289,7 +294,7 @@ EngineStop DebugTarget::restart() {
         throw Error(ErrorCode::TimelineLost, "the replay ended before its first stop");
     }
     arm(armed);
-    return EngineStop{stop_, stop_pc_};
+    return EngineStop{stop_, stop_pc_, stop_at_event_};
 }
 
 StopSet DebugTarget::armed_stops() {
@@ -299,6 +304,7 @@ StopSet DebugTarget::armed_stops() {
             stops.breakpoints.insert(address);
         }
         stops.watches = armed_watches();
+        stops.event = armed_event_;
     });
     return stops;
 }
@@ -318,6 +324,17 @@ void DebugTarget::arm(const StopSet& stops) {
             plant_breakpoint(address);
         }
         set_watch_slots(stops.watches);
+        if (stops.event != armed_event_) {
+            armed_event_ = stops.event;
+            if (armed_event_ && replayer_ != nullptr) {
+                // The syscall's thread runs on from its entry: stop it when it is back in user code.
+                replayer_->stop_at_event(*armed_event_, [this](uint64_t, tracer::Task& task) {
+                    if (armed_event_) {
+                        plant_one_shot(task, task.registers().rip, true);
+                    }
+                });
+            }
+        }
     });
 }
 
@@ -506,14 +523,22 @@ void DebugTarget::on_exec(tracer::Task& task) {
         std::filesystem::read_symlink("/proc/" + std::to_string(host_pid_) + "/exe", error).string();
     // The first stop for gdb is at the program's entry point, once the dynamic loader is done.
     uint64_t entry = auxv_entry(read_file("/proc/" + std::to_string(host_pid_) + "/auxv"));
+    if (entry != 0) {
+        plant_one_shot(task, entry, false);
+    }
+}
+
+void DebugTarget::plant_one_shot(tracer::Task& task, uint64_t address, bool at_event) {
     uint8_t original = 0;
-    if (entry != 0 && task.read(entry, &original, 1) && task.write(entry, &kInt3, 1)) {
-        entry_breakpoint_ = std::make_pair(entry, original);
+    if (task.read(address, &original, 1) && task.write(address, &kInt3, 1)) {
+        one_shot_ = OneShot{address, original, at_event};
     }
 }
 
 void DebugTarget::on_event(const Event&) {
-    ++event_count_;
+    // In a replay, the position in the recording (the Replayer, an earlier sink, has taken the event);
+    // in a live run, the events so far.
+    event_count_ = replayer_ != nullptr ? replayer_->position() : event_count_ + 1;
     stops_since_event_ = 0;
 }
 
@@ -521,13 +546,15 @@ std::optional<StopReason> DebugTarget::classify_trap(tracer::Task& task, int si_
     StopReason stop;
     stop.thread = thread_id(task);
     stop.signal = SIGTRAP;
+    stop_at_event_ = false;
     user_regs_struct registers = task.registers();
     if (si_code == SI_KERNEL) {
         // An int3 leaves rip after itself; gdb expects the stop at the breakpoint's address.
         uint64_t address = registers.rip - 1;
-        if (entry_breakpoint_ && entry_breakpoint_->first == address) {
-            task.write(address, &entry_breakpoint_->second, 1);
-            entry_breakpoint_.reset();
+        if (one_shot_ && one_shot_->address == address) {
+            task.write(address, &one_shot_->original, 1);
+            stop_at_event_ = one_shot_->at_event;
+            one_shot_.reset();
             registers.rip = address;
             task.set_registers(registers);
             return stop;

@@ -33,6 +33,8 @@
 
 namespace hermit::replay {
 
+class Replayer;
+
 class DebugTarget : public gdbserver::Target,
                     private gdbserver::Breakpoints,
                     private gdbserver::Watchpoints,
@@ -46,8 +48,10 @@ class DebugTarget : public gdbserver::Target,
                     private ReplayEngine {
 public:
     // Runs one guest session to its end after calling `attach` on its GuestRun (after the caller's own
-    // interceptors); returns the guest's exit status.
-    using GuestSession = std::function<int(const std::function<void(tracer::GuestRun&)>& attach)>;
+    // interceptors) and, for a replay, its Replayer (nullptr for a live run); returns the guest's exit
+    // status.
+    using Attach = std::function<void(tracer::GuestRun&, Replayer*)>;
+    using GuestSession = std::function<int(const Attach& attach)>;
 
     // `reversible`: the session is a replay that can be started over, so the target offers reverse
     // execution and checkpoints.
@@ -57,6 +61,8 @@ public:
     bool start();
     // The guest's exit status once it ended; nullopt if gdb killed it.
     std::optional<int> finish();
+    // A replay: goes forward to recorded event `event` before gdb connects (`--goto-event`).
+    void go_to_event(uint64_t event) { timeline_->go_to_event(event); }
 
     std::vector<gdbserver::ThreadId> threads() override;
     gdbserver::StopReason stop_reason() override { return stop_; }
@@ -116,6 +122,7 @@ private:
     std::vector<WatchRange> armed_watches() const;
     void set_watch_slots(const std::vector<WatchRange>& watches);
     bool plant_breakpoint(uint64_t address);
+    void plant_one_shot(tracer::Task& task, uint64_t address, bool at_event);
     void unplant_breakpoint(uint64_t address);
     tracer::Task* find_task(const gdbserver::ThreadId& thread);
     // Runs `work` on the tracer thread; an exception there counts as a failure.
@@ -129,6 +136,7 @@ private:
     // Set on the tracer thread; read by the server thread only while the guest is stopped.
     gdbserver::StopReason stop_;
     uint64_t stop_pc_ = 0;
+    bool stop_at_event_ = false;
     pid_t stop_host_tid_ = 0;
     std::vector<tracer::Task*> stopped_;
     uint64_t event_count_ = 0;
@@ -142,8 +150,17 @@ private:
 
     // Used on the tracer thread only (and by the server thread while the guest is stopped).
     bool exec_seen_ = false;
-    std::optional<std::pair<uint64_t, uint8_t>> entry_breakpoint_; // address, original byte
-    std::map<uint64_t, uint8_t> breakpoints_;                      // address -> original byte
+    Replayer* replayer_ = nullptr;
+    std::optional<uint64_t> armed_event_;
+    // An internal breakpoint removed when hit: the program's entry point, or the return from the
+    // syscall of an armed event.
+    struct OneShot {
+        uint64_t address;
+        uint8_t original;
+        bool at_event;
+    };
+    std::optional<OneShot> one_shot_;
+    std::map<uint64_t, uint8_t> breakpoints_; // address -> original byte
     std::array<std::optional<WatchRange>, kDebugRegisterSlots> watches_;
     uint64_t watch_generation_ = 0;
     std::map<pid_t, uint64_t> applied_generation_; // host tid -> watch_generation_ in its registers

@@ -7,6 +7,7 @@
 #include "gdbserver/Target.h"
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -24,10 +25,13 @@ struct WatchRange {
     bool operator==(const WatchRange&) const = default;
 };
 
-// What stops a forward run for the debugger: breakpoint addresses and watched ranges.
+// What stops a forward run for the debugger: breakpoint addresses, watched ranges and, for going to a
+// recorded event (`hermit replay --goto-event`), the first trapped syscall at or after event `event`
+// (the stop is right after that syscall, in user code).
 struct StopSet {
     std::set<uint64_t> breakpoints;
     std::vector<WatchRange> watches;
+    std::optional<uint64_t> event;
     bool operator==(const StopSet&) const = default;
 };
 
@@ -36,6 +40,7 @@ struct StopSet {
 struct EngineStop {
     gdbserver::StopReason reason;
     uint64_t pc = 0;
+    bool at_event = false; // the stop for StopSet::event
 
     bool ended() const;
     // Whether a forward run with `stops` armed would have stopped here: a hit of one of its breakpoints or

@@ -30,6 +30,9 @@ bool EngineStop::ended() const {
 }
 
 bool EngineStop::belongs_to(const StopSet& stops) const {
+    if (at_event) {
+        return stops.event.has_value();
+    }
     switch (reason.kind) {
     case StopReason::Kind::SoftwareBreakpoint:
     case StopReason::Kind::HardwareBreakpoint:
@@ -158,7 +161,7 @@ std::vector<Leg> ReplayTimeline::Stretch::position(size_t index) const {
     }
     const uint64_t pc = pcs[index - 1];
     const auto hits = static_cast<uint64_t>(std::count(pcs.begin(), pcs.begin() + index, pc));
-    path.push_back(Leg{Motion::Continue, StopSet{{pc}, {}}, hits});
+    path.push_back(Leg{Motion::Continue, StopSet{{pc}, {}, std::nullopt}, hits});
     return path;
 }
 
@@ -214,6 +217,14 @@ std::optional<std::vector<Leg>> ReplayTimeline::previous_instruction(const std::
         }
     }
     return stretch_.position(stretch_.pcs.size() - 1);
+}
+
+void ReplayTimeline::go_to_event(uint64_t event) {
+    const StopSet gdb_stops = engine_.armed_stops();
+    const Leg leg{Motion::Continue, StopSet{{}, {}, event}, 1};
+    run_leg(leg, leg.stops, [](const EngineStop&, bool) {});
+    engine_.arm(gdb_stops);
+    path_.push_back(leg);
 }
 
 size_t ReplayTimeline::add_checkpoint() {

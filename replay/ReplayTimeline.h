@@ -43,6 +43,9 @@ public:
     gdbserver::StopReason reverse_resume(gdbserver::ResumeKind kind, const gdbserver::ThreadId& thread,
                                          const gdbserver::InterruptCheck& interrupted) override;
 
+    // Runs forward to the first trapped syscall at or after recorded event `event` (the stop is right
+    // after it). Throws E062 when the replay ends first.
+    void go_to_event(uint64_t event);
     // `monitor checkpoint`: remembers the current position; returns its number (from 1).
     size_t add_checkpoint();
     // `monitor restart N`: goes back (or forward) to checkpoint N; false when there is no such checkpoint.

@@ -215,4 +215,45 @@ TEST_F(GdbReplayTest, LiveRunDebugsForwardsOnly) {
     EXPECT_NE(output.find("[Inferior 1 (process 1) exited normally]"), std::string::npos) << output;
 }
 
+TEST_F(GdbReplayTest, GotoEventCheckpointAndRestart) {
+    record("gdb_steps");
+    // The event that wrote "square 3 = 9" (its stdout event follows it in `hermit record dump`).
+    auto dump = run_process({hermit_binary(), "record", "dump", "latest"}, "", 60,
+                            {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    std::smatch written;
+    ASSERT_TRUE(
+        std::regex_search(dump.stdout_text, written,
+                          std::regex(R"re(\n([0-9]+): thread 1: wrote 13 bytes to stdout "square 3 = 9)re")))
+        << dump.stdout_text;
+    const uint64_t write_event = std::stoull(written[1].str()) - 1;
+    // The replay starts right after that write, and can still go back before it.
+    const std::string output =
+        debug({"bt 7", "monitor when", "break add_square", "continue", "print value", "monitor checkpoint",
+               "reverse-continue", "print value", "monitor restart 1", "maintenance flush register-cache",
+               "bt 1", "monitor restart 9", "kill"},
+              {"replay", "latest", "--serve-only", "--gdbserver-port=0",
+               "--goto-event=" + std::to_string(write_event)});
+    const std::regex sequence(R"re(in main \(\) at [^\n]*gdb_steps.c:18\n)re"
+                              R"re([^]*Breakpoint 1, add_square \(value=value@entry=4\))re"
+                              R"re([^]*\$1 = 4\n[^]*Breakpoint 1, add_square \(value=value@entry=3\))re"
+                              R"re([^]*\$2 = 3\n[^]*#0  add_square \(value=value@entry=4\))re");
+    EXPECT_TRUE(std::regex_search(output, sequence)) << output;
+    // Positions count recorded events: the write and its stdout event are behind.
+    const std::string after_write = std::to_string(write_event + 2);
+    EXPECT_NE(output.find("Current event: " + after_write + ", debugger stops since: 1"), std::string::npos)
+        << output;
+    EXPECT_NE(output.find("Checkpoint 1 at event " + after_write), std::string::npos) << output;
+    EXPECT_NE(output.find("No checkpoint 9"), std::string::npos) << output;
+}
+
+TEST_F(GdbReplayTest, GotoEventPastTheEndIsAUsageError) {
+    record("gdb_steps");
+    auto replay = run_process({hermit_binary(), "replay", "latest", "--serve-only", "--goto-event=100000"},
+                              "", 60, {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    EXPECT_EQ(replay.exit_status, 2) << replay.stderr_text;
+    EXPECT_NE(replay.stderr_text.find("E002"), std::string::npos) << replay.stderr_text;
+    EXPECT_NE(replay.stderr_text.find("--goto-event=100000 is past the last event"), std::string::npos)
+        << replay.stderr_text;
+}
+
 } // namespace
