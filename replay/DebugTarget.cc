@@ -91,6 +91,9 @@ bool DebugTarget::start() {
     return bridge_->start([this] {
         return session_([this](tracer::GuestRun& run, Replayer* replayer) {
             replayer_ = replayer;
+            if (replayer_ != nullptr) {
+                replayer_->silence_output_before(output_shown_until_);
+            }
             run.add_interceptor(static_cast<tracer::SyscallInterceptor*>(this));
             run.add_event_sink(static_cast<tracer::EventSink*>(this));
             run.session().set_debug_hook(static_cast<tracer::DebugHook*>(this));
@@ -539,6 +542,7 @@ void DebugTarget::on_event(const Event&) {
     // In a replay, the position in the recording (the Replayer, an earlier sink, has taken the event);
     // in a live run, the events so far.
     event_count_ = replayer_ != nullptr ? replayer_->position() : event_count_ + 1;
+    output_shown_until_ = std::max(output_shown_until_, event_count_);
     stops_since_event_ = 0;
 }
 

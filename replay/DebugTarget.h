@@ -140,7 +140,8 @@ private:
     pid_t stop_host_tid_ = 0;
     std::vector<tracer::Task*> stopped_;
     uint64_t event_count_ = 0;
-    uint64_t stops_since_event_ = 0; // debugger stops since the last event: the progress of `monitor when`
+    uint64_t output_shown_until_ = 0; // the furthest replay position reached, over all restarts
+    uint64_t stops_since_event_ = 0;  // debugger stops since the last event: the progress of `monitor when`
     pid_t host_pid_ = 0;
     std::string executable_;
     bool detached_ = false;

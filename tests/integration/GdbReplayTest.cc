@@ -72,13 +72,15 @@ protected:
         if (server == 0) {
             setenv("HERMIT_DATA_DIR", data_dir_.c_str(), 1);
             int error_fd = open(server_stderr.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            int output_fd = open((data_dir_ / "server.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
             int null_fd = open("/dev/null", O_RDWR);
             dup2(null_fd, 0);
-            dup2(null_fd, 1);
+            dup2(output_fd, 1);
             dup2(error_fd, 2);
             // The guest must inherit exactly the descriptors it had when recorded (0-2), or its opens
             // return other numbers and the replay diverges.
             close(error_fd);
+            close(output_fd);
             close(null_fd);
             std::vector<char*> argv{const_cast<char*>("hermit")};
             for (std::string& argument : server_arguments) {
@@ -112,12 +114,14 @@ protected:
         int status = 0;
         waitpid(server, &status, 0);
         EXPECT_TRUE(WIFEXITED(status)) << read_text(server_stderr);
+        guest_output_ = read_text(data_dir_ / "server.out");
         // gdb prints stops and values on stdout, warnings and monitor output on stderr.
         return gdb.stdout_text + "--- gdb stderr ---\n" + gdb.stderr_text;
     }
 
     std::filesystem::path data_dir_;
     std::string guest_;
+    std::string guest_output_; // what the guest wrote to the server's stdout in the last session
 };
 
 TEST_F(GdbReplayTest, BreakpointBacktraceThreadsAndVariablesAreTheSameEveryRun) {
@@ -186,6 +190,8 @@ TEST_F(GdbReplayTest, BreakMainContinueBacktraceReverseContinue) {
         R"re([^]*Breakpoint 1, main \(\)[^]*#0  main \(\) at [^\n]*gdb_steps.c:[0-9]+\n)re"
         R"re([^]*No more reverse-execution history.)re");
     EXPECT_TRUE(std::regex_search(output, frames)) << output;
+    // Going back replays the recording again, but what the guest printed is printed once.
+    EXPECT_EQ(guest_output_, "square 1 = 1\n");
     // Debugging the recording again, reverse execution included, stops at the same places.
     EXPECT_EQ(without_addresses(debug(script)), without_addresses(output));
 }
