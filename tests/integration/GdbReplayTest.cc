@@ -210,6 +210,22 @@ TEST_F(GdbReplayTest, ReverseStepNextAndFinish) {
     EXPECT_NE(output.find("Current event: "), std::string::npos) << output;
 }
 
+TEST_F(GdbReplayTest, ForwardStepsAreRetracedBackwards) {
+    record("gdb_steps");
+    const std::string output =
+        debug({"break main", "continue", "next", "next", "next", "reverse-next", "reverse-next", "next",
+               "stepi", "stepi", "reverse-stepi", "info registers rip", "kill"});
+    const std::regex lines(
+        R"re(Breakpoint 1, main \(\)[^]*\n15\t[^\n]*\n16\t[^\n]*\n17\t[^\n]*\n)re"
+        R"re(16\t[^\n]*\n15\t[^\n]*\n16\t[^\n]*\n0x0*([0-9a-f]+)\t16\t[^\n]*\n)re"
+        R"re(add_square \(value=value@entry=1\)[^]*0x0*([0-9a-f]+) in main \(\)[^]*rip +0x([0-9a-f]+))re");
+    std::smatch match;
+    ASSERT_TRUE(std::regex_search(output, match, lines)) << output;
+    // Back one instruction from add_square is the call instruction the first stepi reached.
+    EXPECT_EQ(match[2].str(), match[1].str()) << output;
+    EXPECT_EQ(match[3].str(), match[1].str()) << output;
+}
+
 TEST_F(GdbReplayTest, LiveRunDebugsForwardsOnly) {
     guest_ = "gdb_steps";
     const std::string output = debug(
