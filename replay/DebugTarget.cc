@@ -326,7 +326,9 @@ void DebugTarget::arm(const StopSet& stops) {
         for (uint64_t address : stops.breakpoints) {
             plant_breakpoint(address);
         }
-        set_watch_slots(stops.watches);
+        if (stops.watches != armed_watches()) {
+            set_watch_slots(stops.watches);
+        }
         if (stops.event != armed_event_) {
             armed_event_ = stops.event;
             if (armed_event_ && replayer_ != nullptr) {
