@@ -8,10 +8,12 @@
 // always reach the same state. Going back is replaying (a prefix of) the path, found by a first replay
 // that watches for the stops gdb asks about:
 // - reverse-continue replays the path with gdb's current breakpoints and watchpoints armed as well,
-//   remembers the last of their hits before the current position, and replays again to it; with none,
-//   it stops at the start of the replay (NoHistory Begin, gdb's "No more reverse-execution history").
+//   remembers the last of their hits before the current position, and replays again to it (for a
+//   watched write, to the instruction before it); with none, it stops at the start of the replay
+//   (NoHistory Begin, gdb's "No more reverse-execution history").
 // - reverse-step goes to the previous instruction: the last single-step leg one step shorter, or, after
-//   a continue leg, the path up to that leg's start plus as many single steps as it took minus one.
+//   a continue leg, the stop before it plus as many single steps (of any thread) as it took minus one;
+//   the pcs of such a stepped stretch are remembered, so further steps back replay without stepping.
 // Checkpoints (`monitor checkpoint`) are saved paths, so `monitor restart N` is a replay of that path.
 
 #include "ReplayEngine.h"
@@ -20,7 +22,6 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <string>
 #include <vector>
 
 namespace hermit::replay {
@@ -50,7 +51,6 @@ public:
     size_t add_checkpoint();
     // `monitor restart N`: goes back (or forward) to checkpoint N; false when there is no such checkpoint.
     bool restart_at(size_t checkpoint);
-    size_t legs() const { return path_.size(); }
 
 private:
     gdbserver::StopReason reverse_continue();
