@@ -38,8 +38,8 @@ void add_replay_command(CLI::App& app, CommandContext& context) {
     command->callback([&context, arguments] {
         apply_global_options(context.global);
         if (!arguments->autopilot) {
-            context.exit_status = replay::debug_replay(
-                {arguments->recording, arguments->serve_only, arguments->gdbserver_port});
+            context.exit_status = replay::debug_replay({arguments->recording, arguments->serve_only,
+                                                        arguments->gdbserver_port, arguments->goto_event});
             return;
         }
         context.exit_status = replay::replay_autopilot(arguments->recording);

@@ -2,6 +2,7 @@
 
 #include "formats/Error.h"
 #include "formats/Recording.h"
+#include "replay/DebugServe.h"
 #include "replay/Verify.h"
 #include "tracer/ExecutableResolver.h"
 #include "tracer/GuestLauncher.h"
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,8 @@ struct RunArguments {
     bool namespace_only = false;
     bool no_namespaces = false;
     // Debugger
+    std::optional<int> gdbserver_port;
+    bool serve_only = false;
 };
 
 std::vector<std::string> hermit_environment() {
@@ -119,6 +123,9 @@ int run_strace_only(const RunArguments& arguments) {
 
 int run_deterministic(const RunArguments& arguments) {
     tracer::GuestRunSpec spec{arguments.command, hermit_environment(), {}, run_config(arguments)};
+    if (arguments.gdbserver_port) {
+        return replay::debug_run(spec, arguments.serve_only, *arguments.gdbserver_port);
+    }
     tracer::GuestRun run(spec);
     return run.run();
 }
@@ -154,6 +161,12 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                       "Only isolate the guest in namespaces; no tracing");
     command->add_flag("--no-namespaces", arguments->no_namespaces,
                       "Run the guest in hermit's own namespaces");
+    command
+        ->add_option("--gdbserver-port", arguments->gdbserver_port,
+                     "Debug the run with gdb (forwards only) through a gdbserver on 127.0.0.1:PORT (0: any)")
+        ->check(CLI::Range(0, 65535));
+    command->add_flag("--serve-only", arguments->serve_only,
+                      "With --gdbserver-port: wait for a debugger instead of launching gdb");
     command->add_option("command", arguments->command, "The guest command, after --");
 
     command->callback([&context, arguments] {

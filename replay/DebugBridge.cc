@@ -54,21 +54,21 @@ void DebugBridge::call(const std::function<void()>& work) {
     changed_.wait(lock, [this] { return work_done_ || state_ == State::Finished; });
 }
 
-bool DebugBridge::resume(Resume how) {
+bool DebugBridge::resume() {
     std::unique_lock lock(mutex_);
     if (state_ != State::Stopped) {
         return false;
     }
-    resume_ = how;
+    resume_ = true;
     state_ = State::Running;
     changed_.notify_all();
     return wait_while_running(lock);
 }
 
-void DebugBridge::release(Resume how) {
+void DebugBridge::release() {
     std::lock_guard lock(mutex_);
     if (state_ == State::Stopped) {
-        resume_ = how;
+        resume_ = true;
         state_ = State::Running;
         changed_.notify_all();
     }
@@ -97,7 +97,7 @@ std::optional<int> DebugBridge::exit_status() const {
     return exit_status_;
 }
 
-DebugBridge::Resume DebugBridge::serve_stop() {
+void DebugBridge::serve_stop() {
     std::unique_lock lock(mutex_);
     state_ = State::Stopped;
     changed_.notify_all();
@@ -116,9 +116,8 @@ DebugBridge::Resume DebugBridge::serve_stop() {
             changed_.notify_all();
             continue;
         }
-        Resume how = *resume_;
-        resume_.reset();
-        return how;
+        resume_ = false;
+        return;
     }
 }
 

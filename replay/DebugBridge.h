@@ -20,8 +20,6 @@ struct DebugRunAborted {};
 
 class DebugBridge {
 public:
-    enum class Resume { Continue, Step };
-
     DebugBridge() = default;
     DebugBridge(const DebugBridge&) = delete;
     DebugBridge& operator=(const DebugBridge&) = delete;
@@ -34,9 +32,9 @@ public:
     void call(const std::function<void()>& work);
     // Server thread, guest stopped: lets the guest go on and waits for the next stop; false when the run
     // ended instead (see exit_status()).
-    bool resume(Resume how);
+    bool resume();
     // Server thread: lets the guest go on without waiting (detach).
-    void release(Resume how);
+    void release();
     // Server thread: ends the run (the guest is killed) and waits for the tracer thread.
     void abort();
     // Server thread: waits for the run to end.
@@ -46,7 +44,7 @@ public:
 
     // Tracer thread, inside a DebugHook call: reports the stop and serves calls until resumed. Throws
     // DebugRunAborted when the server aborts.
-    Resume serve_stop();
+    void serve_stop();
 
 private:
     enum class State { Running, Stopped, Finished };
@@ -58,7 +56,7 @@ private:
     State state_ = State::Running;
     std::deque<std::function<void()>> work_;
     bool work_done_ = false;
-    std::optional<Resume> resume_;
+    bool resume_ = false;
     bool abort_ = false;
     std::optional<int> exit_status_;
     std::exception_ptr error_;

@@ -99,10 +99,13 @@ int serve_debugger(DebugTarget::GuestSession session, const DebugServeOptions& o
         hand_terminal_to_gdb(options.executable, listener->port());
     }
 
-    DebugTarget target(std::move(session));
+    DebugTarget target(std::move(session), options.reversible);
     if (!target.start()) {
         spdlog::warn("the guest ended before reaching its entry point; nothing to debug");
         return target.finish().value_or(0);
+    }
+    if (options.goto_event > 0) {
+        target.go_to_event(options.goto_event);
     }
     gdbserver::Connection connection(listener->accept());
     gdbserver::GdbServer::Outcome outcome = gdbserver::GdbServer(target, connection).serve();
@@ -123,20 +126,41 @@ int debug_replay(const DebugReplayOptions& options) {
     const std::vector<Event> events = reader.read_all();
     spdlog::info("replaying {} ({} events) under gdb", meta.id, events.size());
 
-    auto replay = [&](const std::function<void(tracer::GuestRun&)>& attach) {
+    if (options.goto_event >= events.size()) {
+        throw Error(ErrorCode::UsageError, "--goto-event=" + std::to_string(options.goto_event) +
+                                               " is past the last event of " + meta.id + " (" +
+                                               std::to_string(events.size()) + " events)");
+    }
+    auto replay = [&](const DebugTarget::Attach& attach) {
         ReplayLog log(events);
         tracer::GuestRun run(replay_spec(meta));
         Replayer replayer(reader, log, {&run.virtualizer()});
         run.add_interceptor(&replayer);
         run.add_event_sink(&replayer);
         run.set_schedule_policy(std::make_unique<RecordedSchedulePolicy>(log));
-        attach(run);
+        attach(run, &replayer);
         const int exit_status = run.run();
         replayer.check_finished(meta.exit_status, exit_status);
         return exit_status;
     };
-    return serve_debugger(replay,
-                          DebugServeOptions{options.serve_only, options.port, guest_executable(meta)});
+    return serve_debugger(replay, DebugServeOptions{options.serve_only, options.port, guest_executable(meta),
+                                                    true, options.goto_event});
+}
+
+int debug_run(const tracer::GuestRunSpec& spec, bool serve_only, int port) {
+    std::string search_path = "/usr/bin:/bin";
+    for (const auto& entry : spec.env) {
+        if (entry.rfind("PATH=", 0) == 0) {
+            search_path = entry.substr(5);
+        }
+    }
+    const std::string executable = tracer::resolve_executable(spec.argv.at(0), search_path);
+    auto live = [&spec](const DebugTarget::Attach& attach) {
+        tracer::GuestRun run(spec);
+        attach(run, nullptr);
+        return run.run();
+    };
+    return serve_debugger(live, DebugServeOptions{serve_only, port, executable, false, 0});
 }
 
 } // namespace hermit::replay

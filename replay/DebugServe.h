@@ -4,6 +4,7 @@
 // --serve-only hermit starts gdb itself, connected to it.
 
 #include "DebugTarget.h"
+#include "tracer/GuestRun.h"
 
 #include <string>
 
@@ -13,6 +14,8 @@ struct DebugServeOptions {
     bool serve_only = false; // wait for a debugger instead of starting gdb
     int port = 0;            // 0: the kernel picks a free port
     std::string executable;  // the guest's program, for gdb's command line
+    bool reversible = false; // a replay, which can be started over: offer reverse execution
+    uint64_t goto_event = 0; // a replay: go forward to this recorded event before gdb connects
 };
 
 // Serves `session` to one gdb connection and returns the guest's exit status (0 when gdb killed it).
@@ -23,9 +26,14 @@ struct DebugReplayOptions {
     std::string recording = "latest"; // id, "latest" or a recording directory
     bool serve_only = false;
     int port = 0;
+    uint64_t goto_event = 0; // 0: stop at the program's entry point
 };
 
 // `hermit replay ID` under gdb. Throws like replay_autopilot, plus E060/E061.
 int debug_replay(const DebugReplayOptions& options);
+
+// `hermit run --gdbserver-port=N -- cmd`: a live deterministic run under gdb, forwards only (there is no
+// recording to replay, so reverse execution is not offered). Throws like GuestRun::run, plus E060/E061.
+int debug_run(const tracer::GuestRunSpec& spec, bool serve_only, int port);
 
 } // namespace hermit::replay

@@ -1,6 +1,8 @@
 #include "DebugTarget.h"
 
 #include "GdbRegisterLayout.h"
+#include "Replayer.h"
+#include "formats/Error.h"
 #include "tracer/Task.h"
 
 #include <elf.h>
@@ -10,6 +12,7 @@
 #include <sys/user.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
@@ -77,11 +80,20 @@ uint64_t auxv_entry(const std::vector<uint8_t>& auxv) {
 
 } // namespace
 
-DebugTarget::DebugTarget(GuestSession session) : session_(std::move(session)) {}
+DebugTarget::DebugTarget(GuestSession session, bool reversible)
+    : session_(std::move(session)), bridge_(std::make_unique<DebugBridge>()) {
+    if (reversible) {
+        timeline_ = std::make_unique<ReplayTimeline>(static_cast<ReplayEngine&>(*this));
+    }
+}
 
 bool DebugTarget::start() {
-    return bridge_.start([this] {
-        return session_([this](tracer::GuestRun& run) {
+    return bridge_->start([this] {
+        return session_([this](tracer::GuestRun& run, Replayer* replayer) {
+            replayer_ = replayer;
+            if (replayer_ != nullptr) {
+                replayer_->silence_output_before(output_shown_until_);
+            }
             run.add_interceptor(static_cast<tracer::SyscallInterceptor*>(this));
             run.add_event_sink(static_cast<tracer::EventSink*>(this));
             run.session().set_debug_hook(static_cast<tracer::DebugHook*>(this));
@@ -90,13 +102,13 @@ bool DebugTarget::start() {
 }
 
 std::optional<int> DebugTarget::finish() {
-    bridge_.join();
-    return bridge_.exit_status();
+    bridge_->join();
+    return bridge_->exit_status();
 }
 
 bool DebugTarget::on_tracer(const std::function<void()>& work) {
     bool ok = true;
-    bridge_.call([&] {
+    bridge_->call([&] {
         try {
             work();
         } catch (const std::exception& error) {
@@ -183,8 +195,8 @@ size_t DebugTarget::read_memory(uint64_t address, std::span<uint8_t> out) {
         for (const auto& [breakpoint, original] : breakpoints_) {
             hide(breakpoint, original);
         }
-        if (entry_breakpoint_) {
-            hide(entry_breakpoint_->first, entry_breakpoint_->second);
+        if (one_shot_) {
+            hide(one_shot_->address, one_shot_->original);
         }
     });
     return count;
@@ -202,14 +214,51 @@ bool DebugTarget::write_memory(uint64_t address, std::span<const uint8_t> bytes)
 
 StopReason DebugTarget::resume(const gdbserver::ResumeRequest& request, const gdbserver::InterruptCheck&) {
     const gdbserver::ThreadResume* action = request.action_for(stop_.thread);
-    bool step = action != nullptr && action->kind == gdbserver::ResumeKind::Step;
-    if (bridge_.resume(step ? DebugBridge::Resume::Step : DebugBridge::Resume::Continue)) {
-        return stop_;
+    const Motion motion =
+        action != nullptr && action->kind == gdbserver::ResumeKind::Step ? Motion::Step : Motion::Continue;
+    if (!timeline_) {
+        return run_forward(motion).reason;
     }
+    const StopSet armed = armed_stops();
+    EngineStop stop = run_forward(motion);
+    timeline_->moved_forward(motion, armed, stop);
+    return stop.reason;
+}
+
+EngineStop DebugTarget::run_forward(Motion motion) {
+    // gdb lifts a breakpoint at the pc before resuming; the timeline's own runs do not, so step over it
+    // here, or the thread would stop at it again at once.
+    const uint64_t pc = stop_pc_;
+    bool planted_at_pc = false;
+    on_tracer([&] { planted_at_pc = breakpoints_.contains(pc); });
+    if (!planted_at_pc) {
+        return advance(motion);
+    }
+    on_tracer([&] { unplant_breakpoint(pc); });
+    EngineStop stepped = advance(motion == Motion::StepAnyThread ? motion : Motion::Step);
+    if (stepped.ended()) {
+        return stepped;
+    }
+    on_tracer([&] { plant_breakpoint(pc); });
+    if (motion != Motion::Continue || stepped.reason.kind != StopReason::Kind::Signal) {
+        return stepped;
+    }
+    return advance(motion);
+}
+
+EngineStop DebugTarget::advance(Motion motion) {
+    motion_ = motion;
+    if (bridge_->resume()) {
+        return EngineStop{stop_, stop_pc_, stop_at_event_};
+    }
+    return EngineStop{end_of_run(), 0};
+}
+
+StopReason DebugTarget::end_of_run() {
     StopReason exited;
     exited.thread = ThreadId{stop_.thread.pid, stop_.thread.pid};
     try {
-        int status = bridge_.exit_status().value_or(128 + SIGKILL);
+        int status = bridge_->exit_status().value_or(128 + SIGKILL);
         if (status > 128) {
             exited.kind = StopReason::Kind::Terminated;
             exited.signal = status - 128;
@@ -225,52 +274,129 @@ StopReason DebugTarget::resume(const gdbserver::ResumeRequest& request, const gd
     return exited;
 }
 
+EngineStop DebugTarget::restart() {
+    const StopSet armed = armed_stops();
+    bridge_->abort();
+    bridge_ = std::make_unique<DebugBridge>();
+    stop_ = StopReason{};
+    stop_pc_ = 0;
+    stop_host_tid_ = 0;
+    stopped_.clear();
+    event_count_ = 0;
+    stops_since_event_ = 0;
+    exec_seen_ = false;
+    one_shot_.reset();
+    replayer_ = nullptr;
+    armed_event_.reset();
+    stop_at_event_ = false;
+    breakpoints_.clear();
+    applied_generation_.clear();
+    stepping_.clear();
+    motion_ = Motion::Continue;
+    if (!start()) {
+        throw Error(ErrorCode::TimelineLost, "the replay ended before its first stop");
+    }
+    arm(armed);
+    return EngineStop{stop_, stop_pc_, stop_at_event_};
+}
+
+StopSet DebugTarget::armed_stops() {
+    StopSet stops;
+    on_tracer([&] {
+        for (const auto& [address, original] : breakpoints_) {
+            stops.breakpoints.insert(address);
+        }
+        stops.watches = armed_watches();
+        stops.event = armed_event_;
+    });
+    return stops;
+}
+
+void DebugTarget::arm(const StopSet& stops) {
+    on_tracer([&] {
+        std::vector<uint64_t> lifted;
+        for (const auto& [address, original] : breakpoints_) {
+            if (!stops.breakpoints.contains(address)) {
+                lifted.push_back(address);
+            }
+        }
+        for (uint64_t address : lifted) {
+            unplant_breakpoint(address);
+        }
+        for (uint64_t address : stops.breakpoints) {
+            plant_breakpoint(address);
+        }
+        if (stops.watches != armed_watches()) {
+            set_watch_slots(stops.watches);
+        }
+        if (stops.event != armed_event_) {
+            armed_event_ = stops.event;
+            if (armed_event_ && replayer_ != nullptr) {
+                // The syscall's thread runs on from its entry: stop it when it is back in user code.
+                replayer_->stop_at_event(*armed_event_, [this](uint64_t, tracer::Task& task) {
+                    if (armed_event_) {
+                        plant_one_shot(task, task.registers().rip, true);
+                    }
+                });
+            }
+        }
+    });
+}
+
+bool DebugTarget::plant_breakpoint(uint64_t address) {
+    if (breakpoints_.contains(address)) {
+        return true;
+    }
+    tracer::Task& task = *stopped_.front();
+    uint8_t original = 0;
+    if (task.read(address, &original, 1) && task.write(address, &kInt3, 1)) {
+        breakpoints_[address] = original;
+        return true;
+    }
+    return false;
+}
+
+void DebugTarget::unplant_breakpoint(uint64_t address) {
+    auto found = breakpoints_.find(address);
+    if (found != breakpoints_.end()) {
+        stopped_.front()->write(address, &found->second, 1);
+        breakpoints_.erase(found);
+    }
+}
+
+void DebugTarget::set_watch_slots(const std::vector<WatchRange>& watches) {
+    watches_.fill(std::nullopt);
+    for (size_t index = 0; index < watches.size() && index < watches_.size(); ++index) {
+        watches_[index] = watches[index];
+    }
+    ++watch_generation_;
+    for (tracer::Task* task : stopped_) {
+        apply_watchpoints(*task);
+    }
+}
+
 void DebugTarget::kill() {
-    bridge_.abort();
+    bridge_->abort();
 }
 
 void DebugTarget::detach() {
-    on_tracer([&] {
-        for (const auto& [address, original] : breakpoints_) {
-            stopped_.front()->write(address, &original, 1);
-        }
-        breakpoints_.clear();
-        watches_.fill(std::nullopt);
-        ++watch_generation_;
-        for (tracer::Task* task : stopped_) {
-            apply_watchpoints(*task);
-        }
-        detached_ = true;
-    });
-    bridge_.release(DebugBridge::Resume::Continue);
+    arm(StopSet{});
+    on_tracer([&] { detached_ = true; });
+    motion_ = Motion::Continue;
+    bridge_->release();
 }
 
 bool DebugTarget::insert_breakpoint(gdbserver::BreakpointKind, uint64_t address, int) {
     bool inserted = false;
-    on_tracer([&] {
-        if (breakpoints_.contains(address)) {
-            inserted = true;
-            return;
-        }
-        tracer::Task& task = *stopped_.front();
-        uint8_t original = 0;
-        if (task.read(address, &original, 1) && task.write(address, &kInt3, 1)) {
-            breakpoints_[address] = original;
-            inserted = true;
-        }
-    });
+    on_tracer([&] { inserted = plant_breakpoint(address); });
     return inserted;
 }
 
 bool DebugTarget::remove_breakpoint(gdbserver::BreakpointKind, uint64_t address, int) {
     bool removed = false;
     on_tracer([&] {
-        auto found = breakpoints_.find(address);
-        if (found == breakpoints_.end()) {
-            return;
-        }
-        removed = stopped_.front()->write(address, &found->second, 1);
-        breakpoints_.erase(found);
+        removed = breakpoints_.contains(address);
+        unplant_breakpoint(address);
     });
     return removed;
 }
@@ -282,16 +408,11 @@ bool DebugTarget::insert_watchpoint(gdbserver::WatchKind kind, uint64_t address,
     }
     bool inserted = false;
     on_tracer([&] {
-        for (auto& slot : watches_) {
-            if (!slot) {
-                slot = Watch{kind, address, length};
-                ++watch_generation_;
-                for (tracer::Task* task : stopped_) {
-                    apply_watchpoints(*task);
-                }
-                inserted = true;
-                return;
-            }
+        std::vector<WatchRange> watches = armed_watches();
+        if (watches.size() < kDebugRegisterSlots) {
+            watches.push_back(WatchRange{kind, address, length});
+            set_watch_slots(watches);
+            inserted = true;
         }
     });
     return inserted;
@@ -300,19 +421,25 @@ bool DebugTarget::insert_watchpoint(gdbserver::WatchKind kind, uint64_t address,
 bool DebugTarget::remove_watchpoint(gdbserver::WatchKind kind, uint64_t address, uint64_t length) {
     bool removed = false;
     on_tracer([&] {
-        for (auto& slot : watches_) {
-            if (slot && slot->kind == kind && slot->address == address && slot->length == length) {
-                slot.reset();
-                ++watch_generation_;
-                for (tracer::Task* task : stopped_) {
-                    apply_watchpoints(*task);
-                }
-                removed = true;
-                return;
-            }
+        std::vector<WatchRange> watches = armed_watches();
+        auto found = std::find(watches.begin(), watches.end(), WatchRange{kind, address, length});
+        if (found != watches.end()) {
+            watches.erase(found);
+            set_watch_slots(watches);
+            removed = true;
         }
     });
     return removed;
+}
+
+std::vector<WatchRange> DebugTarget::armed_watches() const {
+    std::vector<WatchRange> watches;
+    for (const auto& slot : watches_) {
+        if (slot) {
+            watches.push_back(*slot);
+        }
+    }
+    return watches;
 }
 
 void DebugTarget::apply_watchpoints(tracer::Task& task) {
@@ -323,7 +450,7 @@ void DebugTarget::apply_watchpoints(tracer::Task& task) {
     unsigned long control = 0;
     write_debug_register(task, kControlDr7, 0);
     for (size_t index = 0; index < watches_.size(); ++index) {
-        const std::optional<Watch>& watch = watches_[index];
+        const std::optional<WatchRange>& watch = watches_[index];
         if (!watch) {
             continue;
         }
@@ -337,8 +464,16 @@ void DebugTarget::apply_watchpoints(tracer::Task& task) {
     applied = watch_generation_;
 }
 
-void DebugTarget::before_resume(tracer::Task& task) noexcept {
+bool DebugTarget::before_resume(tracer::Task& task) noexcept {
     apply_watchpoints(task);
+    const bool step = !detached_ && (motion_ == Motion::StepAnyThread ||
+                                     (motion_ == Motion::Step && task.host_tid() == stop_host_tid_));
+    if (step) {
+        stepping_.insert(task.host_tid());
+    } else {
+        stepping_.erase(task.host_tid());
+    }
+    return step;
 }
 
 std::vector<uint8_t> DebugTarget::read_auxv() {
@@ -353,9 +488,33 @@ std::string DebugTarget::exec_file_path(int64_t) {
 
 std::string DebugTarget::run_monitor_command(std::string_view command) {
     if (command == "when") {
-        return "Current event: " + std::to_string(event_count_) + "\n";
+        return "Current event: " + std::to_string(event_count_) +
+               ", debugger stops since: " + std::to_string(stops_since_event_) + "\n";
     }
-    return "hermit monitor commands:\n  when    the number of guest events so far (the replay position)\n";
+    if (timeline_ && command == "checkpoint") {
+        return "Checkpoint " + std::to_string(timeline_->add_checkpoint()) + " at event " +
+               std::to_string(event_count_) + "\n";
+    }
+    if (timeline_ && command.starts_with("restart ")) {
+        const std::string number(command.substr(8));
+        const size_t checkpoint =
+            number.find_first_not_of("0123456789") == std::string::npos && number.size() < 9
+                ? std::stoul(number)
+                : 0;
+        if (!timeline_->restart_at(checkpoint)) {
+            return "No checkpoint " + number + "\n";
+        }
+        return "Back at checkpoint " + number + " (event " + std::to_string(event_count_) +
+               "); run 'maintenance flush register-cache' so gdb reads the guest again\n";
+    }
+    std::string help =
+        "hermit monitor commands:\n"
+        "  when          the replay position: events so far, debugger stops since the last one\n";
+    if (timeline_) {
+        help += "  checkpoint    remember the current position\n"
+                "  restart N     go back (or forward) to checkpoint N\n";
+    }
+    return help;
 }
 
 void DebugTarget::on_exec(tracer::Task& task) {
@@ -369,27 +528,39 @@ void DebugTarget::on_exec(tracer::Task& task) {
         std::filesystem::read_symlink("/proc/" + std::to_string(host_pid_) + "/exe", error).string();
     // The first stop for gdb is at the program's entry point, once the dynamic loader is done.
     uint64_t entry = auxv_entry(read_file("/proc/" + std::to_string(host_pid_) + "/auxv"));
+    if (entry != 0) {
+        plant_one_shot(task, entry, false);
+    }
+}
+
+void DebugTarget::plant_one_shot(tracer::Task& task, uint64_t address, bool at_event) {
     uint8_t original = 0;
-    if (entry != 0 && task.read(entry, &original, 1) && task.write(entry, &kInt3, 1)) {
-        entry_breakpoint_ = std::make_pair(entry, original);
+    if (task.read(address, &original, 1) && task.write(address, &kInt3, 1)) {
+        one_shot_ = OneShot{address, original, at_event};
     }
 }
 
 void DebugTarget::on_event(const Event&) {
-    ++event_count_;
+    // In a replay, the position in the recording (the Replayer, an earlier sink, has taken the event);
+    // in a live run, the events so far.
+    event_count_ = replayer_ != nullptr ? replayer_->position() : event_count_ + 1;
+    output_shown_until_ = std::max(output_shown_until_, event_count_);
+    stops_since_event_ = 0;
 }
 
 std::optional<StopReason> DebugTarget::classify_trap(tracer::Task& task, int si_code, bool was_stepping) {
     StopReason stop;
     stop.thread = thread_id(task);
     stop.signal = SIGTRAP;
+    stop_at_event_ = false;
     user_regs_struct registers = task.registers();
     if (si_code == SI_KERNEL) {
         // An int3 leaves rip after itself; gdb expects the stop at the breakpoint's address.
         uint64_t address = registers.rip - 1;
-        if (entry_breakpoint_ && entry_breakpoint_->first == address) {
-            task.write(address, &entry_breakpoint_->second, 1);
-            entry_breakpoint_.reset();
+        if (one_shot_ && one_shot_->address == address) {
+            task.write(address, &one_shot_->original, 1);
+            stop_at_event_ = one_shot_->at_event;
+            one_shot_.reset();
             registers.rip = address;
             task.set_registers(registers);
             return stop;
@@ -423,27 +594,25 @@ tracer::DebugResume DebugTarget::on_trap(tracer::Task& task, int si_code,
                                          const std::vector<tracer::Task*>& stopped) {
     bool was_stepping = stepping_.erase(task.host_tid()) > 0;
     if (detached_) {
-        return was_stepping ? tracer::DebugResume::Continue : tracer::DebugResume::NotMine;
+        return was_stepping ? tracer::DebugResume::Resume : tracer::DebugResume::NotMine;
     }
     std::optional<StopReason> stop = classify_trap(task, si_code, was_stepping);
     if (!stop) {
         return tracer::DebugResume::NotMine;
     }
     stop_ = *stop;
+    stop_pc_ = task.registers().rip;
+    stop_host_tid_ = task.host_tid();
     stopped_ = stopped;
-    DebugBridge::Resume how;
+    ++stops_since_event_;
     try {
-        how = bridge_.serve_stop();
+        bridge_->serve_stop();
     } catch (const DebugRunAborted&) {
         stopped_.clear();
         throw;
     }
     stopped_.clear();
-    if (how == DebugBridge::Resume::Step) {
-        stepping_.insert(task.host_tid());
-        return tracer::DebugResume::Step;
-    }
-    return tracer::DebugResume::Continue;
+    return tracer::DebugResume::Resume;
 }
 
 } // namespace hermit::replay

@@ -6,8 +6,14 @@
 // The guest first stops for gdb at the entry point of its executable (the dynamic loader has run, so
 // gdb finds the libraries). Breakpoints are int3 bytes written into the guest; watchpoints use the x86
 // debug registers of every thread. One guest thread runs at a time, so a stop of one is a stop of all.
+//
+// It is also the forward-only ReplayEngine of a ReplayTimeline: a replay can be started over (the
+// Session is killed and a new one runs the same recording), which is how the timeline goes back in
+// time. A live run has no timeline, so gdb is not offered reverse execution there.
 
 #include "DebugBridge.h"
+#include "ReplayEngine.h"
+#include "ReplayTimeline.h"
 #include "gdbserver/LocalFileHostIo.h"
 #include "gdbserver/Target.h"
 #include "tracer/DebugHook.h"
@@ -19,12 +25,15 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace hermit::replay {
+
+class Replayer;
 
 class DebugTarget : public gdbserver::Target,
                     private gdbserver::Breakpoints,
@@ -35,18 +44,25 @@ class DebugTarget : public gdbserver::Target,
                     private gdbserver::Processes,
                     private tracer::DebugHook,
                     private tracer::SyscallInterceptor,
-                    private tracer::EventSink {
+                    private tracer::EventSink,
+                    private ReplayEngine {
 public:
     // Runs one guest session to its end after calling `attach` on its GuestRun (after the caller's own
-    // interceptors); returns the guest's exit status.
-    using GuestSession = std::function<int(const std::function<void(tracer::GuestRun&)>& attach)>;
+    // interceptors) and, for a replay, its Replayer (nullptr for a live run); returns the guest's exit
+    // status.
+    using Attach = std::function<void(tracer::GuestRun&, Replayer*)>;
+    using GuestSession = std::function<int(const Attach& attach)>;
 
-    explicit DebugTarget(GuestSession session);
+    // `reversible`: the session is a replay that can be started over, so the target offers reverse
+    // execution and checkpoints.
+    DebugTarget(GuestSession session, bool reversible);
 
     // Starts the guest and runs it to its first stop. False when it ended before reaching it.
     bool start();
     // The guest's exit status once it ended; nullopt if gdb killed it.
     std::optional<int> finish();
+    // A replay: goes forward to recorded event `event` before gdb connects (`--goto-event`).
+    void go_to_event(uint64_t event) { timeline_->go_to_event(event); }
 
     std::vector<gdbserver::ThreadId> threads() override;
     gdbserver::StopReason stop_reason() override { return stop_; }
@@ -61,6 +77,7 @@ public:
 
     gdbserver::Breakpoints* breakpoints() override { return this; }
     gdbserver::Watchpoints* watchpoints() override { return this; }
+    gdbserver::ReverseExecution* reverse() override { return timeline_.get(); }
     gdbserver::Auxv* auxv() override { return this; }
     gdbserver::ExecFile* exec_file() override { return this; }
     gdbserver::HostIo* host_io() override { return &host_io_; }
@@ -68,11 +85,6 @@ public:
     gdbserver::Processes* processes() override { return this; }
 
 private:
-    struct Watch {
-        gdbserver::WatchKind kind;
-        uint64_t address;
-        uint64_t length;
-    };
     static constexpr size_t kDebugRegisterSlots = 4;
 
     bool insert_breakpoint(gdbserver::BreakpointKind type, uint64_t address, int kind) override;
@@ -84,10 +96,19 @@ private:
     std::string run_monitor_command(std::string_view command) override;
     bool attached(int64_t) override { return false; }
 
+    // ReplayEngine (server thread, guest stopped).
+    EngineStop restart() override;
+    StopSet armed_stops() override;
+    void arm(const StopSet& stops) override;
+    EngineStop run_forward(Motion motion) override;
+    // Lets the guest go on and waits for its next stop or its end.
+    EngineStop advance(Motion motion);
+    gdbserver::StopReason end_of_run();
+
     // Tracer thread.
     tracer::DebugResume on_trap(tracer::Task& task, int si_code,
                                 const std::vector<tracer::Task*>& stopped) override;
-    void before_resume(tracer::Task& task) noexcept override;
+    bool before_resume(tracer::Task& task) noexcept override;
     std::set<int> trapped_syscalls() const override { return {}; }
     tracer::SyscallDecision on_entry(tracer::Task&, const tracer::SyscallStop&) override {
         return tracer::SyscallDecision::pass();
@@ -98,27 +119,50 @@ private:
     // The classified stop, or nullopt when the trap is not the debugger's.
     std::optional<gdbserver::StopReason> classify_trap(tracer::Task& task, int si_code, bool was_stepping);
     void apply_watchpoints(tracer::Task& task);
+    std::vector<WatchRange> armed_watches() const;
+    void set_watch_slots(const std::vector<WatchRange>& watches);
+    bool plant_breakpoint(uint64_t address);
+    void plant_one_shot(tracer::Task& task, uint64_t address, bool at_event);
+    void unplant_breakpoint(uint64_t address);
     tracer::Task* find_task(const gdbserver::ThreadId& thread);
     // Runs `work` on the tracer thread; an exception there counts as a failure.
     bool on_tracer(const std::function<void()>& work);
 
     GuestSession session_;
-    DebugBridge bridge_;
+    std::unique_ptr<DebugBridge> bridge_;
     gdbserver::LocalFileHostIo host_io_;
+    std::unique_ptr<ReplayTimeline> timeline_; // null for a live run
 
     // Set on the tracer thread; read by the server thread only while the guest is stopped.
     gdbserver::StopReason stop_;
+    uint64_t stop_pc_ = 0;
+    bool stop_at_event_ = false;
+    pid_t stop_host_tid_ = 0;
     std::vector<tracer::Task*> stopped_;
     uint64_t event_count_ = 0;
+    uint64_t output_shown_until_ = 0; // the furthest replay position reached, over all restarts
+    uint64_t stops_since_event_ = 0;  // debugger stops since the last event: the progress of `monitor when`
     pid_t host_pid_ = 0;
     std::string executable_;
     bool detached_ = false;
 
-    // Used on the tracer thread only.
+    // Set by the server thread before it resumes the guest; read on the tracer thread.
+    Motion motion_ = Motion::Continue;
+
+    // Used on the tracer thread only (and by the server thread while the guest is stopped).
     bool exec_seen_ = false;
-    std::optional<std::pair<uint64_t, uint8_t>> entry_breakpoint_; // address, original byte
-    std::map<uint64_t, uint8_t> breakpoints_;                      // address -> original byte
-    std::array<std::optional<Watch>, kDebugRegisterSlots> watches_;
+    Replayer* replayer_ = nullptr;
+    std::optional<uint64_t> armed_event_;
+    // An internal breakpoint removed when hit: the program's entry point, or the return from the
+    // syscall of an armed event.
+    struct OneShot {
+        uint64_t address;
+        uint8_t original;
+        bool at_event;
+    };
+    std::optional<OneShot> one_shot_;
+    std::map<uint64_t, uint8_t> breakpoints_; // address -> original byte
+    std::array<std::optional<WatchRange>, kDebugRegisterSlots> watches_;
     uint64_t watch_generation_ = 0;
     std::map<pid_t, uint64_t> applied_generation_; // host tid -> watch_generation_ in its registers
     std::set<pid_t> stepping_;                     // host tids resumed for one instruction

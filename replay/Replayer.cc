@@ -468,6 +468,9 @@ tracer::SyscallDecision Replayer::write(tracer::Task& task, const tracer::Syscal
     if (stop.number == SYS_write) {
         pending.written_bytes = task.read_bytes(stop.args[1], stop.args[2]);
     }
+    if (log_.position() < silent_before_) {
+        return emulate(task, stop, recorded.result);
+    }
     // Run as recorded: whether it waits for the outside reader now is not the replay's business.
     return tracer::SyscallDecision::run();
 }

@@ -57,6 +57,9 @@ public:
     // Calls `handler` once, at the first syscall entry at or after replay position `event_index`.
     void stop_at_event(uint64_t event_index, StopHandler handler);
     uint64_t position() const { return log_.position(); }
+    // Writes to hermit's own stdout/stderr before replay position `event_index` are checked but not
+    // performed: a debugger that replays the recording again to go back in time has shown them already.
+    void silence_output_before(uint64_t event_index) { silent_before_ = event_index; }
 
     // After the Session finished: every recorded event must have been reproduced and the exit status
     // must match. Throws ReplayDesync otherwise.
@@ -118,6 +121,7 @@ private:
     std::vector<std::filesystem::path> executable_copies_; // removed with the replayer
     std::optional<uint64_t> signal_sent_at_;               // replay position of the outside signal last sent
     std::optional<uint64_t> stop_index_;
+    uint64_t silent_before_ = 0;
     StopHandler stop_handler_;
 };
 

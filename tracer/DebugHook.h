@@ -5,8 +5,9 @@
 //
 // The hook sees every SIGTRAP that is not a signal sent by a process (a breakpoint, the end of a single
 // step, a hardware watchpoint) and decides whether it was the debugger's: then the trap never reaches the
-// guest and the hook says how the thread goes on. before_resume() lets it prepare a thread (debug
-// registers) each time the Session resumes one.
+// guest and the thread goes on. before_resume() lets it prepare a thread (debug registers) each time the
+// Session resumes one, and decides whether the thread runs for one instruction only: asked at every
+// resume, it also keeps a step going across the trapped syscalls the Session handles on the way.
 
 #include <sys/types.h>
 
@@ -17,9 +18,8 @@ namespace hermit::tracer {
 class Task;
 
 enum class DebugResume {
-    NotMine,  // not caused by the debugger: the Session delivers the SIGTRAP to the guest as usual
-    Continue, // the debugger's trap: resume the thread normally
-    Step,     // the debugger's trap: resume the thread for one instruction (PTRACE_SINGLESTEP)
+    NotMine, // not caused by the debugger: the Session delivers the SIGTRAP to the guest as usual
+    Resume,  // the debugger's trap: resume the thread (before_resume says whether for one instruction)
 };
 
 class DebugHook {
@@ -29,8 +29,9 @@ public:
     // threads, `task` first; they are valid only during the call. The hook may block (a debugger
     // inspecting the guest) and may throw to end the Session (which then kills the guest).
     virtual DebugResume on_trap(Task& task, int si_code, const std::vector<Task*>& stopped) = 0;
-    // Called right before the Session resumes `task`; must not throw.
-    virtual void before_resume(Task& task) noexcept = 0;
+    // Called right before the Session continues `task` (PTRACE_CONT, not PTRACE_SYSCALL); true makes it
+    // a PTRACE_SINGLESTEP. Must not throw.
+    virtual bool before_resume(Task& task) noexcept = 0;
 };
 
 } // namespace hermit::tracer

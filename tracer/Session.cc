@@ -234,11 +234,11 @@ struct Session::State {
 
     // ---- resuming ----
     void resume(Thread& thread) {
-        if (debug_hook != nullptr) {
-            debug_hook->before_resume(*thread.task);
+        int request = thread.resume_request;
+        if (debug_hook != nullptr && request == PTRACE_CONT && debug_hook->before_resume(*thread.task)) {
+            request = PTRACE_SINGLESTEP;
         }
         thread.task->flush_registers();
-        int request = thread.resume_request;
         int signal_number = thread.resume_signal;
         thread.resume_signal = 0;
         thread.resumed_at_ns = monotonic_ns();
@@ -844,7 +844,7 @@ struct Session::State {
         if (next == DebugResume::NotMine) {
             return false;
         }
-        thread.resume_request = next == DebugResume::Step ? PTRACE_SINGLESTEP : PTRACE_CONT;
+        thread.resume_request = PTRACE_CONT;
         keep_running(thread);
         return true;
     }

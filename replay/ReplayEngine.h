@@ -1,0 +1,63 @@
+#pragma once
+// ReplayEngine: the forward-only side of debugging a replay (rr's ReplaySession to the ReplayTimeline).
+// It runs one deterministic replay of a recording, can only move it forward one debugger stop at a time,
+// and can start it over from the beginning. Where to go, and how to get back in time, is the
+// ReplayTimeline's business.
+
+#include "gdbserver/Target.h"
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <vector>
+
+namespace hermit::replay {
+
+// How far a forward run goes: to the next armed stop, one instruction of the stopped thread (gdb's
+// stepi: other threads may run meanwhile when it gives up the run token), or one instruction of
+// whichever thread runs (the timeline's unit of progress).
+enum class Motion { Continue, Step, StepAnyThread };
+
+struct WatchRange {
+    gdbserver::WatchKind kind = gdbserver::WatchKind::Write;
+    uint64_t address = 0;
+    uint64_t length = 0;
+    bool operator==(const WatchRange&) const = default;
+};
+
+// What stops a forward run for the debugger: breakpoint addresses, watched ranges and, for going to a
+// recorded event (`hermit replay --goto-event`), the first trapped syscall at or after event `event`
+// (the stop is right after that syscall, in user code).
+struct StopSet {
+    std::set<uint64_t> breakpoints;
+    std::vector<WatchRange> watches;
+    std::optional<uint64_t> event;
+    bool operator==(const StopSet&) const = default;
+};
+
+// A stop of the forward run: its reason and the program counter of the stopped thread (for a breakpoint,
+// the breakpoint's address).
+struct EngineStop {
+    gdbserver::StopReason reason;
+    uint64_t pc = 0;
+    bool at_event = false; // the stop for StopSet::event
+
+    bool ended() const;
+    // Whether a forward run with `stops` armed would have stopped here: a hit of one of its breakpoints or
+    // watchpoints, or a single step that landed on one of its breakpoints.
+    bool belongs_to(const StopSet& stops) const;
+};
+
+class ReplayEngine {
+public:
+    virtual ~ReplayEngine() = default;
+    // Kills the current run and starts the replay again, stopped at its first stop (the program's entry
+    // point) with the same stops armed; returns that stop. Throws E062 when the replay ends before it.
+    virtual EngineStop restart() = 0;
+    virtual StopSet armed_stops() = 0;
+    virtual void arm(const StopSet& stops) = 0;
+    // Runs forward to the next stop (see Motion); a breakpoint at the current pc does not stop it again.
+    virtual EngineStop run_forward(Motion motion) = 0;
+};
+
+} // namespace hermit::replay

@@ -1,0 +1,281 @@
+// The real gdb in batch mode against the real `hermit replay --serve-only` of recordings of
+// tests/guests/debug_threads.c (three threads writing a global) and gdb_steps.c (a loop calling a function):
+// breakpoints, backtraces, threads, watchpoints, monitor commands and reverse execution, and the same
+// output from every debugging session of a recording.
+#include "HermitProcess.h"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+namespace {
+
+using hermit::testing::guest_path;
+using hermit::testing::hermit_binary;
+using hermit::testing::run_process;
+
+std::string read_text(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// The lines of gdb's output that matter for comparing sessions: the stops, frames and printed values.
+std::string without_addresses(const std::string& output) {
+    return std::regex_replace(output, std::regex("0x[0-9a-f]+"), "ADDR");
+}
+
+class GdbReplayTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (run_process({"sh", "-c", "command -v gdb"}).exit_status != 0) {
+            GTEST_SKIP() << "gdb is not installed";
+        }
+        data_dir_ = std::filesystem::temp_directory_path() /
+                    ("hermit-gdb-test-" + std::to_string(getpid()) + "-" +
+                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::remove_all(data_dir_);
+        std::filesystem::create_directories(data_dir_);
+    }
+
+    void TearDown() override {
+        if (!data_dir_.empty()) {
+            std::filesystem::remove_all(data_dir_);
+        }
+    }
+
+    void record(const std::string& guest) {
+        guest_ = guest;
+        auto recorded = run_process({hermit_binary(), "record", "start", "--", guest_path(guest)}, "", 60,
+                                    {"HERMIT_DATA_DIR=" + data_dir_.string()});
+        ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    }
+
+    // Starts `hermit <server_arguments>` (by default: serve the latest recording), runs gdb with
+    // `commands` against it and returns gdb's output. The server must end by itself once gdb is done.
+    std::string debug(const std::vector<std::string>& commands,
+                      std::vector<std::string> server_arguments = {"replay", "latest", "--serve-only",
+                                                                   "--gdbserver-port=0"}) {
+        const std::filesystem::path server_stderr = data_dir_ / "server.err";
+        pid_t server = fork();
+        if (server == 0) {
+            setenv("HERMIT_DATA_DIR", data_dir_.c_str(), 1);
+            int error_fd = open(server_stderr.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            int output_fd = open((data_dir_ / "server.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            int null_fd = open("/dev/null", O_RDWR);
+            dup2(null_fd, 0);
+            dup2(output_fd, 1);
+            dup2(error_fd, 2);
+            // The guest must inherit exactly the descriptors it had when recorded (0-2), or its opens
+            // return other numbers and the replay diverges.
+            close(error_fd);
+            close(output_fd);
+            close(null_fd);
+            std::vector<char*> argv{const_cast<char*>("hermit")};
+            for (std::string& argument : server_arguments) {
+                argv.push_back(argument.data());
+            }
+            argv.push_back(nullptr);
+            execv(hermit_binary().c_str(), argv.data());
+            _exit(127);
+        }
+        const std::regex listening("target remote :([0-9]+)");
+        std::smatch match;
+        std::string text;
+        // The server prints its port once it listens: wait for that line (bounded, no timing assumption).
+        for (int attempt = 0; attempt < 600 && !std::regex_search(text, match, listening); ++attempt) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            text = read_text(server_stderr);
+        }
+        if (!std::regex_search(text, match, listening)) {
+            ::kill(server, SIGKILL);
+            waitpid(server, nullptr, 0);
+            ADD_FAILURE() << "the server never listened: " << text;
+            return {};
+        }
+        std::vector<std::string> argv{"gdb", "-batch",        "-nx", guest_path(guest_),
+                                      "-ex", "set sysroot /", "-ex", "target remote :" + match[1].str()};
+        for (const auto& command : commands) {
+            argv.insert(argv.end(), {"-ex", command});
+        }
+        auto gdb = run_process(argv, "", 60);
+        EXPECT_EQ(gdb.exit_status, 0) << gdb.stdout_text << gdb.stderr_text;
+        int status = 0;
+        waitpid(server, &status, 0);
+        EXPECT_TRUE(WIFEXITED(status)) << read_text(server_stderr);
+        guest_output_ = read_text(data_dir_ / "server.out");
+        // gdb prints stops and values on stdout, warnings and monitor output on stderr.
+        return gdb.stdout_text + "--- gdb stderr ---\n" + gdb.stderr_text;
+    }
+
+    std::filesystem::path data_dir_;
+    std::string guest_;
+    std::string guest_output_; // what the guest wrote to the server's stdout in the last session
+};
+
+TEST_F(GdbReplayTest, BreakpointBacktraceThreadsAndVariablesAreTheSameEveryRun) {
+    record("debug_threads");
+    const std::vector<std::string> script{
+        "break worker_step",    "continue",   "continue",     "bt",  "info threads",
+        "print shared_counter", "print step", "monitor when", "kill"};
+    const std::string output = debug(script);
+    EXPECT_NE(output.find("Breakpoint 1, worker_step (step=step@entry=0)"), std::string::npos) << output;
+    // The second stop is the first worker thread's first step, called from worker().
+    EXPECT_TRUE(std::regex_search(output, std::regex("#1 [^\n]* worker \\([^\n]*debug_threads.c"))) << output;
+    EXPECT_TRUE(std::regex_search(output, std::regex("\\* 2 +Thread 1\\.2 [^\n]*worker_step"))) << output;
+    EXPECT_TRUE(std::regex_search(output, std::regex("  1 +Thread 1\\.1 "))) << output;
+    EXPECT_NE(output.find("$1 = 1"), std::string::npos) << output;
+    EXPECT_NE(output.find("$2 = 0"), std::string::npos) << output;
+    EXPECT_NE(output.find("Current event: "), std::string::npos) << output;
+    EXPECT_EQ(without_addresses(debug(script)), without_addresses(output));
+}
+
+TEST_F(GdbReplayTest, WatchpointStopsAtEachWriteOfEveryThread) {
+    record("debug_threads");
+    const std::string output = debug({"break main", "continue", "watch shared_counter", "continue",
+                                      "continue", "continue", "thread", "print shared_counter", "kill"});
+    EXPECT_NE(output.find("Hardware watchpoint 2: shared_counter"), std::string::npos) << output;
+    EXPECT_NE(output.find("Old value = 0\nNew value = 1"), std::string::npos) << output;
+    EXPECT_NE(output.find("Old value = 1\nNew value = 2"), std::string::npos) << output;
+    EXPECT_NE(output.find("Old value = 2\nNew value = 4"), std::string::npos) << output;
+    // The second and third writes are the first worker's.
+    EXPECT_TRUE(std::regex_search(output, std::regex("Current thread is 2 \\(Thread 1\\.2\\)"))) << output;
+    EXPECT_NE(output.find("$1 = 4"), std::string::npos) << output;
+}
+
+TEST_F(GdbReplayTest, ReverseContinueFromTheEndReturnsToTheLastWrites) {
+    record("debug_threads");
+    const std::string output =
+        debug({"break debug_threads.c:34", "continue", "print shared_counter", "watch shared_counter",
+               "reverse-continue", "thread", "print shared_counter", "reverse-continue", "thread",
+               "print shared_counter", "reverse-continue", "thread", "kill"});
+    EXPECT_NE(output.find("$1 = 10"), std::string::npos) << output;
+    // Going backwards a write is met just before it happens: gdb shows the later value as the old one.
+    const std::regex writes(
+        R"re(hit Hardware watchpoint 2: shared_counter\n\nOld value = 10\nNew value = 8\n)re"
+        R"re([^]*Current thread is [0-9]+ \(Thread 1\.4\)[^]*\$2 = 8\n)re"
+        R"re([^]*Old value = 8\nNew value = 7\n)re"
+        R"re([^]*Current thread is [0-9]+ \(Thread 1\.4\)[^]*\$3 = 7\n)re"
+        R"re([^]*Old value = 7\nNew value = 5\n[^]*Current thread is [0-9]+ \(Thread 1\.3\))re");
+    EXPECT_TRUE(std::regex_search(output, writes)) << output;
+}
+
+TEST_F(GdbReplayTest, BreakMainContinueBacktraceReverseContinue) {
+    record("gdb_steps");
+    const std::vector<std::string> script{"break main",       "break add_square",
+                                          "continue",         "continue",
+                                          "continue",         "bt",
+                                          "reverse-continue", "bt",
+                                          "reverse-continue", "bt",
+                                          "reverse-continue", "kill"};
+    const std::string output = debug(script);
+    const std::regex frames(
+        R"re(Breakpoint 1, main \(\) at [^\n]*gdb_steps.c:[0-9]+\n)re"
+        R"re([^]*Breakpoint 2, add_square \(value=value@entry=1\))re"
+        R"re([^]*Breakpoint 2, add_square \(value=value@entry=2\))re"
+        R"re([^]*#0  add_square \(value=value@entry=2\) at [^\n]*\n#1  [^\n]* in main \(\) at [^\n]*gdb_steps.c:16\n)re"
+        R"re([^]*Breakpoint 2, add_square \(value=value@entry=1\))re"
+        R"re([^]*#0  add_square \(value=value@entry=1\)[^]*#1  [^\n]* in main \(\))re"
+        R"re([^]*Breakpoint 1, main \(\)[^]*#0  main \(\) at [^\n]*gdb_steps.c:[0-9]+\n)re"
+        R"re([^]*No more reverse-execution history.)re");
+    EXPECT_TRUE(std::regex_search(output, frames)) << output;
+    // Going back replays the recording again, but what the guest printed is printed once.
+    EXPECT_EQ(guest_output_, "square 1 = 1\n");
+    // Debugging the recording again, reverse execution included, stops at the same places.
+    EXPECT_EQ(without_addresses(debug(script)), without_addresses(output));
+}
+
+TEST_F(GdbReplayTest, ReverseStepNextAndFinish) {
+    record("gdb_steps");
+    const std::string output =
+        debug({"break add_square", "continue", "continue", "reverse-step", "reverse-step", "reverse-next",
+               "reverse-next", "print value", "continue", "reverse-finish", "monitor when", "kill"});
+    const std::regex lines(R"re(Breakpoint 1, add_square \(value=value@entry=2\))re"
+                           R"re([^]*main \(\) at [^\n]*gdb_steps.c:16\n16\t[^\n]*\n)re"
+                           R"re(15\t[^\n]*\n19\t[^\n]*\n18\t[^\n]*\n\$1 = 1\n)re"
+                           R"re([^]*Breakpoint 1, add_square \(value=value@entry=2\))re"
+                           R"re([^]*in main \(\) at [^\n]*gdb_steps.c:16\n)re");
+    EXPECT_TRUE(std::regex_search(output, lines)) << output;
+    EXPECT_NE(output.find("Current event: "), std::string::npos) << output;
+}
+
+TEST_F(GdbReplayTest, ForwardStepsAreRetracedBackwards) {
+    record("gdb_steps");
+    const std::string output =
+        debug({"break main", "continue", "next", "next", "next", "reverse-next", "reverse-next", "next",
+               "stepi", "stepi", "reverse-stepi", "info registers rip", "kill"});
+    const std::regex lines(
+        R"re(Breakpoint 1, main \(\)[^]*\n15\t[^\n]*\n16\t[^\n]*\n17\t[^\n]*\n)re"
+        R"re(16\t[^\n]*\n15\t[^\n]*\n16\t[^\n]*\n0x0*([0-9a-f]+)\t16\t[^\n]*\n)re"
+        R"re(add_square \(value=value@entry=1\)[^]*0x0*([0-9a-f]+) in main \(\)[^]*rip +0x([0-9a-f]+))re");
+    std::smatch match;
+    ASSERT_TRUE(std::regex_search(output, match, lines)) << output;
+    // Back one instruction from add_square is the call instruction the first stepi reached.
+    EXPECT_EQ(match[2].str(), match[1].str()) << output;
+    EXPECT_EQ(match[3].str(), match[1].str()) << output;
+}
+
+TEST_F(GdbReplayTest, LiveRunDebugsForwardsOnly) {
+    guest_ = "gdb_steps";
+    const std::string output = debug(
+        {"break add_square", "continue", "continue", "print value", "reverse-continue", "delete", "continue"},
+        {"run", "--gdbserver-port=0", "--serve-only", "--", guest_path(guest_)});
+    EXPECT_NE(output.find("Breakpoint 1, add_square (value=value@entry=2)"), std::string::npos) << output;
+    EXPECT_NE(output.find("$1 = 2"), std::string::npos) << output;
+    EXPECT_NE(output.find("Target remote does not support this command."), std::string::npos) << output;
+    EXPECT_NE(output.find("[Inferior 1 (process 1) exited normally]"), std::string::npos) << output;
+}
+
+TEST_F(GdbReplayTest, GotoEventCheckpointAndRestart) {
+    record("gdb_steps");
+    // The event that wrote "square 3 = 9" (its stdout event follows it in `hermit record dump`).
+    auto dump = run_process({hermit_binary(), "record", "dump", "latest"}, "", 60,
+                            {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    std::smatch written;
+    ASSERT_TRUE(
+        std::regex_search(dump.stdout_text, written,
+                          std::regex(R"re(\n([0-9]+): thread 1: wrote 13 bytes to stdout "square 3 = 9)re")))
+        << dump.stdout_text;
+    const uint64_t write_event = std::stoull(written[1].str()) - 1;
+    // The replay starts right after that write, and can still go back before it.
+    const std::string output =
+        debug({"bt 7", "monitor when", "break add_square", "continue", "print value", "monitor checkpoint",
+               "reverse-continue", "print value", "monitor restart 1", "maintenance flush register-cache",
+               "bt 1", "monitor restart 9", "kill"},
+              {"replay", "latest", "--serve-only", "--gdbserver-port=0",
+               "--goto-event=" + std::to_string(write_event)});
+    const std::regex sequence(R"re(in main \(\) at [^\n]*gdb_steps.c:18\n)re"
+                              R"re([^]*Breakpoint 1, add_square \(value=value@entry=4\))re"
+                              R"re([^]*\$1 = 4\n[^]*Breakpoint 1, add_square \(value=value@entry=3\))re"
+                              R"re([^]*\$2 = 3\n[^]*#0  add_square \(value=value@entry=4\))re");
+    EXPECT_TRUE(std::regex_search(output, sequence)) << output;
+    // Positions count recorded events: the write and its stdout event are behind.
+    const std::string after_write = std::to_string(write_event + 2);
+    EXPECT_NE(output.find("Current event: " + after_write + ", debugger stops since: 1"), std::string::npos)
+        << output;
+    EXPECT_NE(output.find("Checkpoint 1 at event " + after_write), std::string::npos) << output;
+    EXPECT_NE(output.find("No checkpoint 9"), std::string::npos) << output;
+}
+
+TEST_F(GdbReplayTest, GotoEventPastTheEndIsAUsageError) {
+    record("gdb_steps");
+    auto replay = run_process({hermit_binary(), "replay", "latest", "--serve-only", "--goto-event=100000"},
+                              "", 60, {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    EXPECT_EQ(replay.exit_status, 2) << replay.stderr_text;
+    EXPECT_NE(replay.stderr_text.find("E002"), std::string::npos) << replay.stderr_text;
+    EXPECT_NE(replay.stderr_text.find("--goto-event=100000 is past the last event"), std::string::npos)
+        << replay.stderr_text;
+}
+
+} // namespace
