@@ -4,6 +4,7 @@
 #include "RecordedSyscalls.h"
 #include "Recorder.h"
 #include "formats/Error.h"
+#include "formats/EventDescription.h"
 #include "tracer/SyscallTable.h"
 #include "tracer/Task.h"
 
@@ -522,8 +523,7 @@ void Replayer::compare(uint64_t index, const Event& recorded, const Event& repla
     }
     if (recorded_syscall == nullptr) {
         if (recorded.payload != replayed.payload) {
-            diverged(describe_recorded_event(recorded),
-                     describe_replayed(replayed) + " with different details");
+            diverged(describe_event(recorded), describe_event(replayed));
         }
         return;
     }

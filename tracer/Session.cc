@@ -168,6 +168,8 @@ struct Thread {
     bool spin_warned = false;
     // Held at its exit stop until settle_exit lets it go (see on_exit_event), with the status to report.
     std::optional<int> held_exit_status;
+    // A vfork child: the host tid of its parent, which sleeps in the kernel until this child execs or exits.
+    pid_t vfork_parent = 0;
 };
 
 } // namespace
@@ -574,6 +576,7 @@ struct Session::State {
         }
         if (event == PTRACE_EVENT_VFORK) {
             // The parent sleeps in the kernel until the child execs or exits; it must not hold the token.
+            child.vfork_parent = parent.task->host_tid();
             parent.state = ThreadState::VforkWaiting;
             resume(parent);
             if (deterministic() && holder == parent.task->host_tid()) {
@@ -625,7 +628,28 @@ struct Session::State {
             interceptor->on_exec(*thread.task);
         }
         emit(thread, ExecEvent{procfs::executable_path(leader), procfs::command_line(leader), {}});
+        if (thread.vfork_parent != 0 && deterministic()) {
+            await_vfork_done(std::exchange(thread.vfork_parent, 0));
+        }
         keep_running(thread);
+    }
+
+    // The kernel wakes a vfork parent once its child has exec'd or exited, and the parent reports
+    // PTRACE_EVENT_VFORK_DONE when it next gets a CPU: host timing. Waiting for that stop here makes the
+    // parent a candidate for the token at the same point of every run.
+    void await_vfork_done(pid_t parent_tid) {
+        for (Thread* parent = find(parent_tid);
+             parent != nullptr && parent->state == ThreadState::VforkWaiting; parent = find(parent_tid)) {
+            int status = 0;
+            const pid_t result = waitpid(parent_tid, &status, __WALL);
+            if (result < 0 && errno == EINTR) {
+                continue;
+            }
+            if (result != parent_tid) {
+                return;
+            }
+            handle_status(parent_tid, status);
+        }
     }
 
     bool is_last_thread_of_process(const Thread& thread) {
@@ -676,8 +700,12 @@ struct Session::State {
         // The kernel finishes an exit after this stop: it clears the thread's tid and wakes pthread_join,
         // and when the tracer reaps the last thread it tells the parent process (SIGCHLD, wait4). Wait for
         // all of that, so the next thread finds the exit complete in every run.
+        const pid_t vfork_parent = thread.vfork_parent;
         holder = 0;
         settle_exit(host_tid, host_pid, whole_process);
+        if (vfork_parent != 0) {
+            await_vfork_done(vfork_parent);
+        }
         schedule(tid, ScheduleEvent::Reason::Exited);
     }
 

@@ -130,8 +130,8 @@ uint64_t directory_bytes(const std::filesystem::path& directory) {
 }
 
 TEST_F(RecordReplayTest, FilesTheVirtualizerGeneratesAreNotCopied) {
-    // Each open of /dev/urandom is served from a fresh 4 MiB generated file; copying them would take
-    // 64 * 4 MiB, while the guest reads only 64 * 16 bytes.
+    // Each open of /dev/urandom is served from a generated file with 4 MiB to read; copying it for every
+    // open would take 64 * 4 MiB, while the guest reads only 64 * 16 bytes.
     ProcessResult recorded =
         hermit({"record", "start", "--name=urandom", "--", guest_path("replay_urandom"), "64"});
     ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
