@@ -14,15 +14,6 @@ namespace hermit::replay {
 
 namespace {
 
-// The guest's descriptor `fd` as a descriptor of the tracer (the same open file); -1 when it cannot be had.
-UniqueFd duplicate(const tracer::Task& task, int fd) {
-    UniqueFd process(static_cast<int>(syscall(SYS_pidfd_open, task.host_pid(), 0)));
-    if (process.get() < 0) {
-        return UniqueFd{};
-    }
-    return UniqueFd(static_cast<int>(syscall(SYS_pidfd_getfd, process.get(), fd, 0)));
-}
-
 bool is_file_io(int number) {
     return number == SYS_read || number == SYS_pread64 || number == SYS_write || number == SYS_pwrite64 ||
            number == SYS_lseek;
@@ -76,7 +67,7 @@ GuestFileIo::perform(tracer::Task& task, const tracer::SyscallStop& stop,
     if (!is_file_io(stop.number) || (stop.number != SYS_lseek && stop.args[2] > kMaxTransferBytes)) {
         return std::nullopt;
     }
-    UniqueFd file = duplicate(task, static_cast<int>(stop.args[0]));
+    UniqueFd file = tracer::duplicate_guest_descriptor(task.host_pid(), static_cast<int>(stop.args[0]));
     struct stat info {};
     if (file.get() < 0 || fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode) ||
         !accept(ObjectIdentity{info.st_dev, info.st_ino})) {
@@ -97,7 +88,7 @@ GuestFileIo::perform(tracer::Task& task, const tracer::SyscallStop& stop,
 }
 
 bool GuestFileIo::move_offset(const tracer::Task& task, int fd, int64_t offset, int whence) {
-    UniqueFd file = duplicate(task, fd);
+    UniqueFd file = tracer::duplicate_guest_descriptor(task.host_pid(), fd);
     struct stat info {};
     return file.get() >= 0 && fstat(file.get(), &info) == 0 && S_ISREG(info.st_mode) &&
            lseek(file.get(), offset, whence) >= 0;

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -157,6 +158,14 @@ int64_t Task::inject_syscall(int number, const std::array<uint64_t, 6>& args) {
     }
     registers_valid_ = false;
     return result;
+}
+
+UniqueFd duplicate_guest_descriptor(pid_t host_pid, int fd) {
+    const UniqueFd process(static_cast<int>(syscall(SYS_pidfd_open, host_pid, 0)));
+    if (process.get() < 0) {
+        return UniqueFd{};
+    }
+    return UniqueFd(static_cast<int>(syscall(SYS_pidfd_getfd, process.get(), fd, 0)));
 }
 
 } // namespace hermit::tracer

@@ -4,6 +4,7 @@
 // pid() are what the guest sees inside its pid namespace (deterministic, used in events and policies).
 
 #include "GuestMemory.h"
+#include "formats/FileIo.h"
 
 #include <sys/types.h>
 #include <sys/user.h>
@@ -45,5 +46,9 @@ private:
     bool registers_valid_ = false;
     bool registers_dirty_ = false;
 };
+
+// Descriptor `fd` of guest process `host_pid` as a descriptor of hermit: the same open file (offset, flags,
+// pipe buffer), from pidfd_getfd(2). Invalid when the process or the descriptor is gone.
+UniqueFd duplicate_guest_descriptor(pid_t host_pid, int fd);
 
 } // namespace hermit::tracer

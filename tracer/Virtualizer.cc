@@ -40,17 +40,11 @@ constexpr uint64_t kVirtualFreeRamBytes = 3ULL << 30;
 // The x86_64 ABI lets leaf functions use 128 bytes below rsp; a redirected path goes below that.
 constexpr uint64_t kRedZoneBytes = 128;
 
-// Positions a descriptor the guest holds: a pidfd_getfd duplicate shares its open file description.
+// Positions a descriptor the guest holds (its duplicate shares the open file, and so the offset).
 void seek_guest_descriptor(pid_t host_pid, int guest_fd, uint64_t offset) {
-    const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, host_pid, 0));
-    const int duplicate = pidfd < 0 ? -1 : static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, guest_fd, 0));
-    if (duplicate < 0 || lseek(duplicate, static_cast<off_t>(offset), SEEK_SET) < 0) {
+    const UniqueFd duplicate = duplicate_guest_descriptor(host_pid, guest_fd);
+    if (duplicate.get() < 0 || lseek(duplicate.get(), static_cast<off_t>(offset), SEEK_SET) < 0) {
         spdlog::warn("cannot position the guest's descriptor {}: {}", guest_fd, std::strerror(errno));
-    }
-    for (int fd : {duplicate, pidfd}) {
-        if (fd >= 0) {
-            close(fd);
-        }
     }
 }
 

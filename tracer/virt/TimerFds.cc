@@ -1,5 +1,7 @@
 #include "TimerFds.h"
 
+#include "tracer/Task.h"
+
 #include <linux/kcmp.h>
 #include <poll.h>
 #include <sys/syscall.h>
@@ -16,16 +18,6 @@ bool same_file(pid_t host_pid, int fd, int own_fd) {
     return syscall(SYS_kcmp, host_pid, getpid(), KCMP_FILE, fd, own_fd) == 0;
 }
 
-int duplicate(pid_t host_pid, int fd) {
-    const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, host_pid, 0));
-    if (pidfd < 0) {
-        return -1;
-    }
-    const int copy = static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, fd, 0));
-    close(pidfd);
-    return copy;
-}
-
 } // namespace
 
 TimerFds::~TimerFds() {
@@ -40,7 +32,7 @@ bool TimerFds::supports(clockid_t clock_id) {
 }
 
 bool TimerFds::adopt(pid_t host_pid, int fd, clockid_t clock_id) {
-    const int copy = duplicate(host_pid, fd);
+    const int copy = duplicate_guest_descriptor(host_pid, fd).release();
     if (copy < 0) {
         return false;
     }
