@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <utility>
 
 namespace hermit::replay {
 
@@ -289,6 +290,7 @@ EngineStop DebugTarget::restart() {
     debugged_pid_ = 0;
     processes_seen_.clear();
     stepping_past_.clear();
+    event_stop_deferred_ = false;
     one_shot_.reset();
     replayer_ = nullptr;
     armed_event_.reset();
@@ -336,15 +338,23 @@ void DebugTarget::arm(const StopSet& stops) {
         if (stops.event != armed_event_) {
             armed_event_ = stops.event;
             if (armed_event_ && replayer_ != nullptr) {
-                // The syscall's thread runs on from its entry: stop it when it is back in user code.
-                replayer_->stop_at_event(*armed_event_, [this](uint64_t, tracer::Task& task) {
-                    // An event of another process is no stop: gdb debugs one process.
-                    if (armed_event_ && task.pid() == debugged_pid_) {
-                        plant_one_shot(task, task.registers().rip, true);
-                    }
-                });
+                stop_at_syscall_from(*armed_event_);
             }
         }
+    });
+}
+
+void DebugTarget::stop_at_syscall_from(uint64_t event) {
+    replayer_->stop_at_event(event, [this](uint64_t, tracer::Task& task) {
+        if (!armed_event_) {
+            return;
+        }
+        if (task.pid() != debugged_pid_) {
+            event_stop_deferred_ = true; // gdb debugs one process: wait for its next syscall (on_event)
+            return;
+        }
+        // The syscall's thread runs on from its entry: stop it when it is back in user code.
+        plant_one_shot(task, task.registers().rip, true);
     });
 }
 
@@ -617,6 +627,9 @@ void DebugTarget::on_event(const Event&) {
     event_count_ = replayer_ != nullptr ? replayer_->position() : event_count_ + 1;
     output_shown_until_ = std::max(output_shown_until_, event_count_);
     stops_since_event_ = 0;
+    if (std::exchange(event_stop_deferred_, false) && armed_event_ && replayer_ != nullptr) {
+        stop_at_syscall_from(replayer_->position());
+    }
 }
 
 std::optional<StopReason> DebugTarget::classify_trap(tracer::Task& task, int si_code, bool was_stepping) {

@@ -133,6 +133,8 @@ private:
     void apply_watchpoints(tracer::Task& task);
     std::vector<WatchRange> armed_watches() const;
     void set_watch_slots(const std::vector<WatchRange>& watches);
+    // Arms the stop at the first syscall of the debugged process at or after replay position `event`.
+    void stop_at_syscall_from(uint64_t event);
     bool plant_breakpoint(uint64_t address);
     void plant_one_shot(tracer::Task& task, uint64_t address, bool at_event);
     void unplant_breakpoint(uint64_t address);
@@ -172,6 +174,7 @@ private:
     // Used on the tracer thread only (and by the server thread while the guest is stopped).
     Replayer* replayer_ = nullptr;
     std::optional<uint64_t> armed_event_;
+    bool event_stop_deferred_ = false; // the armed event's syscall was another process's
     // An internal breakpoint removed when hit: the program's entry point, or the return from the
     // syscall of an armed event.
     struct OneShot {
