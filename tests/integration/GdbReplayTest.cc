@@ -1,8 +1,8 @@
 // The real gdb in batch mode against the real `hermit replay --serve-only` of recordings of
 // tests/guests/debug_threads.c (three threads writing a global), gdb_steps.c (a loop calling a function) and
-// gdb_fork.c (a forked child calling a function): breakpoints, backtraces, threads, watchpoints, monitor
-// commands, reverse execution, the process gdb debugs (-f PID), and the same output from every debugging
-// session of a recording.
+// gdb_fork.c and gdb_vfork.c (a forked child calling a function): breakpoints, backtraces, threads,
+// watchpoints, monitor commands, reverse execution, the process gdb debugs (-f PID), and the same output from
+// every debugging session of a recording.
 #include "HermitProcess.h"
 
 #include <gtest/gtest.h>
@@ -287,6 +287,17 @@ TEST_F(GdbReplayTest, ForkChildRunsFreelyWhileTheInitialProcessIsDebugged) {
     EXPECT_EQ(output.find("New inferior"), std::string::npos) << output;
     EXPECT_NE(output.find("[Inferior 1 (process 1) exited normally]"), std::string::npos) << output;
     EXPECT_EQ(guest_output_, "child 42\nparent done 0\n");
+}
+
+TEST_F(GdbReplayTest, VforkChildStepsOverTheBreakpointsInTheMemoryItShares) {
+    record("gdb_vfork");
+    const std::string output = debug({"break record_value", "continue", "print value", "continue"});
+    // The child's call is no stop (nor a SIGTRAP for it): the only stop is the parent's.
+    EXPECT_NE(output.find("Breakpoint 1, record_value (value=value@entry=5)"), std::string::npos) << output;
+    EXPECT_EQ(output.find("value=value@entry=21"), std::string::npos) << output;
+    EXPECT_NE(output.find("$1 = 5"), std::string::npos) << output;
+    EXPECT_NE(output.find("[Inferior 1 (process 1) exited normally]"), std::string::npos) << output;
+    EXPECT_EQ(guest_output_, "parent done 3 5\n");
 }
 
 TEST_F(GdbReplayTest, FollowedForkChildIsDebuggedBackwardsAndForwards) {
