@@ -4,6 +4,7 @@
 #include "replay/DebugServe.h"
 #include "replay/ReplayRun.h"
 
+#include <optional>
 #include <string>
 
 namespace hermit::cli {
@@ -16,6 +17,7 @@ struct ReplayArguments {
     uint64_t goto_event = 0;
     bool serve_only = false;
     int gdbserver_port = 0;
+    std::optional<int32_t> follow_pid;
 };
 
 } // namespace
@@ -35,11 +37,17 @@ void add_replay_command(CLI::App& app, CommandContext& context) {
                       "Start the gdbserver and wait for a debugger instead of launching gdb");
     command->add_option("--gdbserver-port", arguments->gdbserver_port, "Port for the gdbserver on 127.0.0.1")
         ->check(CLI::Range(0, 65535));
+    command->add_option(
+        "-f,--follow", arguments->follow_pid,
+        "Debug the guest process PID (as in the recording, see 'hermit record dump') instead of "
+        "the initial one; gdb first stops at its exec's entry point, or right after its fork "
+        "when it never execs");
     command->callback([&context, arguments] {
         apply_global_options(context.global);
         if (!arguments->autopilot) {
-            context.exit_status = replay::debug_replay({arguments->recording, arguments->serve_only,
-                                                        arguments->gdbserver_port, arguments->goto_event});
+            context.exit_status =
+                replay::debug_replay({arguments->recording, arguments->serve_only, arguments->gdbserver_port,
+                                      arguments->goto_event, arguments->follow_pid});
             return;
         }
         context.exit_status = replay::replay_autopilot(arguments->recording);

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -79,6 +80,41 @@ std::string guest_executable(const RecordingMeta& meta) {
     }
 }
 
+// What `-f pid` attaches to, from the recorded events: whether the process execs, and the program gdb
+// must load (the one it execs, or the one it was forked from). nullopt: no such process.
+std::optional<std::pair<FollowedProcess, std::string>>
+followed_process(const std::vector<Event>& events, int32_t pid, const RecordingMeta& meta) {
+    std::map<int32_t, int32_t> process_of_thread;
+    std::map<int32_t, std::string> program_of_process;
+    for (const Event& event : events) {
+        process_of_thread[event.tid] = event.pid;
+        const auto* start = std::get_if<ThreadStartEvent>(&event.payload);
+        if (start != nullptr && start->new_process) {
+            auto parent = process_of_thread.find(start->parent_tid);
+            program_of_process[event.pid] = parent == process_of_thread.end()
+                                                ? guest_executable(meta)
+                                                : program_of_process[parent->second];
+            if (event.pid == pid) {
+                break;
+            }
+        }
+    }
+    if (!process_of_thread.contains(pid)) {
+        return std::nullopt;
+    }
+    for (const Event& event : events) {
+        const auto* exec = std::get_if<ExecEvent>(&event.payload);
+        if (exec != nullptr && event.pid == pid) {
+            const std::filesystem::path path(exec->path);
+            const std::string program =
+                (path.is_absolute() || meta.cwd.empty() ? path : std::filesystem::path(meta.cwd) / path)
+                    .string();
+            return std::pair{FollowedProcess{pid, true}, program};
+        }
+    }
+    return std::pair{FollowedProcess{pid, false}, program_of_process[pid]};
+}
+
 } // namespace
 
 int serve_debugger(DebugTarget::GuestSession session, const DebugServeOptions& options) {
@@ -99,7 +135,7 @@ int serve_debugger(DebugTarget::GuestSession session, const DebugServeOptions& o
         hand_terminal_to_gdb(options.executable, listener->port());
     }
 
-    DebugTarget target(std::move(session), options.reversible);
+    DebugTarget target(std::move(session), options.reversible, options.follow);
     if (!target.start()) {
         spdlog::warn("the guest ended before reaching its entry point; nothing to debug");
         return target.finish().value_or(0);
@@ -143,8 +179,17 @@ int debug_replay(const DebugReplayOptions& options) {
         replayer.check_finished(meta.exit_status, exit_status);
         return exit_status;
     };
-    return serve_debugger(replay, DebugServeOptions{options.serve_only, options.port, guest_executable(meta),
-                                                    true, options.goto_event});
+    DebugServeOptions serve{options.serve_only, options.port, guest_executable(meta), true,
+                            options.goto_event, std::nullopt};
+    if (options.follow_pid) {
+        auto followed = followed_process(events, *options.follow_pid, meta);
+        if (!followed) {
+            throw Error(ErrorCode::FollowUnknownProcess, *options.follow_pid, meta.id);
+        }
+        serve.follow = followed->first;
+        serve.executable = followed->second;
+    }
+    return serve_debugger(replay, serve);
 }
 
 int debug_run(const tracer::GuestRunSpec& spec, bool serve_only, int port) {
@@ -160,7 +205,7 @@ int debug_run(const tracer::GuestRunSpec& spec, bool serve_only, int port) {
         attach(run, nullptr);
         return run.run();
     };
-    return serve_debugger(live, DebugServeOptions{serve_only, port, executable, false, 0});
+    return serve_debugger(live, DebugServeOptions{serve_only, port, executable, false, 0, std::nullopt});
 }
 
 } // namespace hermit::replay

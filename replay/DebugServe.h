@@ -6,16 +6,18 @@
 #include "DebugTarget.h"
 #include "tracer/GuestRun.h"
 
+#include <optional>
 #include <string>
 
 namespace hermit::replay {
 
 struct DebugServeOptions {
-    bool serve_only = false; // wait for a debugger instead of starting gdb
-    int port = 0;            // 0: the kernel picks a free port
-    std::string executable;  // the guest's program, for gdb's command line
-    bool reversible = false; // a replay, which can be started over: offer reverse execution
-    uint64_t goto_event = 0; // a replay: go forward to this recorded event before gdb connects
+    bool serve_only = false;               // wait for a debugger instead of starting gdb
+    int port = 0;                          // 0: the kernel picks a free port
+    std::string executable;                // the guest's program, for gdb's command line
+    bool reversible = false;               // a replay, which can be started over: offer reverse execution
+    uint64_t goto_event = 0;               // a replay: go forward to this recorded event before gdb connects
+    std::optional<FollowedProcess> follow; // nullopt: debug the initial process
 };
 
 // Serves `session` to one gdb connection and returns the guest's exit status (0 when gdb killed it).
@@ -27,9 +29,13 @@ struct DebugReplayOptions {
     bool serve_only = false;
     int port = 0;
     uint64_t goto_event = 0; // 0: stop at the program's entry point
+    // `-f PID`: debug this guest process instead of the initial one. Its first stop is the entry point of
+    // its first exec if the recording has one, else the return of the fork that created it.
+    std::optional<int32_t> follow_pid;
 };
 
-// `hermit replay ID` under gdb. Throws like replay_autopilot, plus E060/E061.
+// `hermit replay ID` under gdb. Throws like replay_autopilot, plus E060/E061, and E063 for a `follow_pid`
+// that never exists in the recording.
 int debug_replay(const DebugReplayOptions& options);
 
 // `hermit run --gdbserver-port=N -- cmd`: a live deterministic run under gdb, forwards only (there is no

@@ -6,9 +6,11 @@
 #include "tracer/Task.h"
 
 #include <elf.h>
+#include <linux/kcmp.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <unistd.h>
 
@@ -18,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <utility>
 
 namespace hermit::replay {
 
@@ -80,8 +83,8 @@ uint64_t auxv_entry(const std::vector<uint8_t>& auxv) {
 
 } // namespace
 
-DebugTarget::DebugTarget(GuestSession session, bool reversible)
-    : session_(std::move(session)), bridge_(std::make_unique<DebugBridge>()) {
+DebugTarget::DebugTarget(GuestSession session, bool reversible, std::optional<FollowedProcess> follow)
+    : session_(std::move(session)), bridge_(std::make_unique<DebugBridge>()), follow_(follow) {
     if (reversible) {
         timeline_ = std::make_unique<ReplayTimeline>(static_cast<ReplayEngine&>(*this));
     }
@@ -284,7 +287,10 @@ EngineStop DebugTarget::restart() {
     stopped_.clear();
     event_count_ = 0;
     stops_since_event_ = 0;
-    exec_seen_ = false;
+    debugged_pid_ = 0;
+    processes_seen_.clear();
+    stepping_past_.clear();
+    event_stop_deferred_ = false;
     one_shot_.reset();
     replayer_ = nullptr;
     armed_event_.reset();
@@ -332,14 +338,23 @@ void DebugTarget::arm(const StopSet& stops) {
         if (stops.event != armed_event_) {
             armed_event_ = stops.event;
             if (armed_event_ && replayer_ != nullptr) {
-                // The syscall's thread runs on from its entry: stop it when it is back in user code.
-                replayer_->stop_at_event(*armed_event_, [this](uint64_t, tracer::Task& task) {
-                    if (armed_event_) {
-                        plant_one_shot(task, task.registers().rip, true);
-                    }
-                });
+                stop_at_syscall_from(*armed_event_);
             }
         }
+    });
+}
+
+void DebugTarget::stop_at_syscall_from(uint64_t event) {
+    replayer_->stop_at_event(event, [this](uint64_t, tracer::Task& task) {
+        if (!armed_event_) {
+            return;
+        }
+        if (task.pid() != debugged_pid_) {
+            event_stop_deferred_ = true; // gdb debugs one process: wait for its next syscall (on_event)
+            return;
+        }
+        // The syscall's thread runs on from its entry: stop it when it is back in user code.
+        plant_one_shot(task, task.registers().rip, true);
     });
 }
 
@@ -465,9 +480,24 @@ void DebugTarget::apply_watchpoints(tracer::Task& task) {
 }
 
 bool DebugTarget::before_resume(tracer::Task& task) noexcept {
-    apply_watchpoints(task);
-    const bool step = !detached_ && (motion_ == Motion::StepAnyThread ||
-                                     (motion_ == Motion::Step && task.host_tid() == stop_host_tid_));
+    if (debugged_pid_ == 0 && follow_ && !follow_->at_exec && task.pid() == follow_->pid) {
+        // The followed process's first resume, right after the fork returned in it: its first stop.
+        try {
+            attach_to(task);
+            plant_one_shot(task, task.registers().rip, false);
+        } catch (const std::exception& error) {
+            spdlog::debug("cannot stop the followed process: {}", error.what());
+        }
+    }
+    bool step = false;
+    if (task.pid() != debugged_pid_) {
+        forget_breakpoints_in(task);
+        step = stepping_past_.contains(task.host_tid());
+    } else {
+        apply_watchpoints(task);
+        step = !detached_ && (motion_ == Motion::StepAnyThread ||
+                              (motion_ == Motion::Step && task.host_tid() == stop_host_tid_));
+    }
     if (step) {
         stepping_.insert(task.host_tid());
     } else {
@@ -517,15 +547,66 @@ std::string DebugTarget::run_monitor_command(std::string_view command) {
     return help;
 }
 
-void DebugTarget::on_exec(tracer::Task& task) {
-    if (exec_seen_) {
-        return; // a later exec replaces the program gdb is debugging; gdb keeps its first view
-    }
-    exec_seen_ = true;
+void DebugTarget::attach_to(tracer::Task& task) {
+    debugged_pid_ = task.pid();
     host_pid_ = task.host_pid();
     std::error_code error;
     executable_ =
         std::filesystem::read_symlink("/proc/" + std::to_string(host_pid_) + "/exe", error).string();
+}
+
+void DebugTarget::forget_breakpoints_in(tracer::Task& task) {
+    // Only a process's first resume matters: that is when it holds what it inherited at its fork.
+    if (!processes_seen_.insert(task.host_pid()).second || debugged_pid_ == 0) {
+        return;
+    }
+    const bool shares_memory = syscall(SYS_kcmp, host_pid_, task.host_pid(), KCMP_VM, 0, 0) == 0;
+    if (shares_memory) {
+        return; // the int3s are the debugged process's too: step_past_breakpoint() handles them
+    }
+    for (const auto& [address, original] : breakpoints_) {
+        task.write(address, &original, 1);
+    }
+    if (one_shot_) {
+        task.write(one_shot_->address, &one_shot_->original, 1);
+    }
+    if (!armed_watches().empty()) {
+        write_debug_register(task, kControlDr7, 0);
+    }
+}
+
+tracer::DebugResume DebugTarget::step_past_breakpoint(tracer::Task& task, int si_code, bool was_stepping) {
+    // Back from the original instruction: the int3 goes back in, for the debugged process.
+    if (auto lifted = stepping_past_.find(task.host_tid()); lifted != stepping_past_.end() && was_stepping) {
+        if (breakpoints_.contains(lifted->second)) {
+            task.write(lifted->second, &kInt3, 1);
+        }
+        stepping_past_.erase(lifted);
+        return tracer::DebugResume::Resume;
+    }
+    if (si_code != SI_KERNEL) {
+        return tracer::DebugResume::NotMine;
+    }
+    user_regs_struct registers = task.registers();
+    const uint64_t address = registers.rip - 1;
+    auto found = breakpoints_.find(address);
+    uint8_t byte = 0;
+    if (found == breakpoints_.end() || !task.read(address, &byte, 1) || byte != kInt3) {
+        return tracer::DebugResume::NotMine;
+    }
+    task.write(address, &found->second, 1);
+    registers.rip = address;
+    task.set_registers(registers);
+    stepping_past_[task.host_tid()] = address;
+    return tracer::DebugResume::Resume;
+}
+
+void DebugTarget::on_exec(tracer::Task& task) {
+    // A later exec replaces the program gdb is debugging; gdb keeps its first view.
+    if (debugged_pid_ != 0 || (follow_ && (!follow_->at_exec || task.pid() != follow_->pid))) {
+        return;
+    }
+    attach_to(task);
     // The first stop for gdb is at the program's entry point, once the dynamic loader is done.
     uint64_t entry = auxv_entry(read_file("/proc/" + std::to_string(host_pid_) + "/auxv"));
     if (entry != 0) {
@@ -546,6 +627,9 @@ void DebugTarget::on_event(const Event&) {
     event_count_ = replayer_ != nullptr ? replayer_->position() : event_count_ + 1;
     output_shown_until_ = std::max(output_shown_until_, event_count_);
     stops_since_event_ = 0;
+    if (std::exchange(event_stop_deferred_, false) && armed_event_ && replayer_ != nullptr) {
+        stop_at_syscall_from(replayer_->position());
+    }
 }
 
 std::optional<StopReason> DebugTarget::classify_trap(tracer::Task& task, int si_code, bool was_stepping) {
@@ -596,6 +680,9 @@ tracer::DebugResume DebugTarget::on_trap(tracer::Task& task, int si_code,
     if (detached_) {
         return was_stepping ? tracer::DebugResume::Resume : tracer::DebugResume::NotMine;
     }
+    if (task.pid() != debugged_pid_) {
+        return step_past_breakpoint(task, si_code, was_stepping);
+    }
     std::optional<StopReason> stop = classify_trap(task, si_code, was_stepping);
     if (!stop) {
         return tracer::DebugResume::NotMine;
@@ -603,7 +690,9 @@ tracer::DebugResume DebugTarget::on_trap(tracer::Task& task, int si_code,
     stop_ = *stop;
     stop_pc_ = task.registers().rip;
     stop_host_tid_ = task.host_tid();
-    stopped_ = stopped;
+    stopped_.clear();
+    std::copy_if(stopped.begin(), stopped.end(), std::back_inserter(stopped_),
+                 [this](const tracer::Task* thread) { return thread->pid() == debugged_pid_; });
     ++stops_since_event_;
     try {
         bridge_->serve_stop();

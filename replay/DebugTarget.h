@@ -7,6 +7,11 @@
 // gdb finds the libraries). Breakpoints are int3 bytes written into the guest; watchpoints use the x86
 // debug registers of every thread. One guest thread runs at a time, so a stop of one is a stop of all.
 //
+// gdb debugs one guest process (rr's model): by default the initial one, or the one named by
+// `hermit replay -f PID`. The other processes run on unseen: their threads are not gdb's, their traps
+// are not stops, and a fork child of the debugged process gets the original bytes back where its
+// parent's int3s were (a child sharing the memory, vfork, steps over them instead).
+//
 // It is also the forward-only ReplayEngine of a ReplayTimeline: a replay can be started over (the
 // Session is killed and a new one runs the same recording), which is how the timeline goes back in
 // time. A live run has no timeline, so gdb is not offered reverse execution there.
@@ -35,6 +40,12 @@ namespace hermit::replay {
 
 class Replayer;
 
+// The guest process gdb debugs, when it is not the initial one (`hermit replay -f PID`).
+struct FollowedProcess {
+    int32_t pid = 0;      // as the guest sees it, as in the recording
+    bool at_exec = false; // first stop at the entry point of its (first) exec; else right after its fork
+};
+
 class DebugTarget : public gdbserver::Target,
                     private gdbserver::Breakpoints,
                     private gdbserver::Watchpoints,
@@ -55,7 +66,8 @@ public:
 
     // `reversible`: the session is a replay that can be started over, so the target offers reverse
     // execution and checkpoints.
-    DebugTarget(GuestSession session, bool reversible);
+    // `follow`: the process to debug; nullopt: the initial one (the first to exec).
+    DebugTarget(GuestSession session, bool reversible, std::optional<FollowedProcess> follow = std::nullopt);
 
     // Starts the guest and runs it to its first stop. False when it ended before reaching it.
     bool start();
@@ -121,10 +133,18 @@ private:
     void apply_watchpoints(tracer::Task& task);
     std::vector<WatchRange> armed_watches() const;
     void set_watch_slots(const std::vector<WatchRange>& watches);
+    // Arms the stop at the first syscall of the debugged process at or after replay position `event`.
+    void stop_at_syscall_from(uint64_t event);
     bool plant_breakpoint(uint64_t address);
     void plant_one_shot(tracer::Task& task, uint64_t address, bool at_event);
     void unplant_breakpoint(uint64_t address);
     tracer::Task* find_task(const gdbserver::ThreadId& thread);
+    // From now on gdb debugs `task`'s process.
+    void attach_to(tracer::Task& task);
+    // The debugged process's int3s and watchpoints, inherited by a new process, are taken out of it.
+    void forget_breakpoints_in(tracer::Task& task);
+    // A thread of another process at one of the debugged process's breakpoints in memory they share.
+    tracer::DebugResume step_past_breakpoint(tracer::Task& task, int si_code, bool was_stepping);
     // Runs `work` on the tracer thread; an exception there counts as a failure.
     bool on_tracer(const std::function<void()>& work);
 
@@ -145,14 +165,16 @@ private:
     pid_t host_pid_ = 0;
     std::string executable_;
     bool detached_ = false;
+    std::optional<FollowedProcess> follow_;
+    int32_t debugged_pid_ = 0; // the guest pid gdb debugs; 0 until it reached its first stop
 
     // Set by the server thread before it resumes the guest; read on the tracer thread.
     Motion motion_ = Motion::Continue;
 
     // Used on the tracer thread only (and by the server thread while the guest is stopped).
-    bool exec_seen_ = false;
     Replayer* replayer_ = nullptr;
     std::optional<uint64_t> armed_event_;
+    bool event_stop_deferred_ = false; // the armed event's syscall was another process's
     // An internal breakpoint removed when hit: the program's entry point, or the return from the
     // syscall of an armed event.
     struct OneShot {
@@ -166,6 +188,8 @@ private:
     uint64_t watch_generation_ = 0;
     std::map<pid_t, uint64_t> applied_generation_; // host tid -> watch_generation_ in its registers
     std::set<pid_t> stepping_;                     // host tids resumed for one instruction
+    std::set<pid_t> processes_seen_;               // host pids of other processes, after their first resume
+    std::map<pid_t, uint64_t> stepping_past_;      // host tid of another process -> breakpoint it steps over
 };
 
 } // namespace hermit::replay

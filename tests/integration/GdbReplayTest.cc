@@ -1,7 +1,8 @@
 // The real gdb in batch mode against the real `hermit replay --serve-only` of recordings of
-// tests/guests/debug_threads.c (three threads writing a global) and gdb_steps.c (a loop calling a function):
-// breakpoints, backtraces, threads, watchpoints, monitor commands and reverse execution, and the same
-// output from every debugging session of a recording.
+// tests/guests/debug_threads.c (three threads writing a global), gdb_steps.c (a loop calling a function) and
+// gdb_fork.c and gdb_vfork.c (a forked child calling a function): breakpoints, backtraces, threads,
+// watchpoints, monitor commands, reverse execution, the process gdb debugs (-f PID), and the same output from
+// every debugging session of a recording.
 #include "HermitProcess.h"
 
 #include <gtest/gtest.h>
@@ -276,6 +277,66 @@ TEST_F(GdbReplayTest, GotoEventPastTheEndIsAUsageError) {
     EXPECT_NE(replay.stderr_text.find("E002"), std::string::npos) << replay.stderr_text;
     EXPECT_NE(replay.stderr_text.find("--goto-event=100000 is past the last event"), std::string::npos)
         << replay.stderr_text;
+}
+
+TEST_F(GdbReplayTest, ForkChildRunsFreelyWhileTheInitialProcessIsDebugged) {
+    record("gdb_fork");
+    const std::string output = debug({"break child_work", "continue", "info inferiors"});
+    // The breakpoint is the parent's: the child runs the original code and is never a stop.
+    EXPECT_EQ(output.find("Breakpoint 1, child_work"), std::string::npos) << output;
+    EXPECT_EQ(output.find("New inferior"), std::string::npos) << output;
+    EXPECT_NE(output.find("[Inferior 1 (process 1) exited normally]"), std::string::npos) << output;
+    EXPECT_EQ(guest_output_, "child 42\nparent done 0\n");
+}
+
+TEST_F(GdbReplayTest, VforkChildStepsOverTheBreakpointsInTheMemoryItShares) {
+    record("gdb_vfork");
+    const std::string output = debug({"break record_value", "continue", "print value", "continue"});
+    // The child's call is no stop (nor a SIGTRAP for it): the only stop is the parent's.
+    EXPECT_NE(output.find("Breakpoint 1, record_value (value=value@entry=5)"), std::string::npos) << output;
+    EXPECT_EQ(output.find("value=value@entry=21"), std::string::npos) << output;
+    EXPECT_NE(output.find("$1 = 5"), std::string::npos) << output;
+    EXPECT_NE(output.find("[Inferior 1 (process 1) exited normally]"), std::string::npos) << output;
+    EXPECT_EQ(guest_output_, "parent done 3 5\n");
+}
+
+TEST_F(GdbReplayTest, FollowedForkChildIsDebuggedBackwardsAndForwards) {
+    record("gdb_fork");
+    auto dump = run_process({hermit_binary(), "record", "dump", "latest"}, "", 60,
+                            {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    std::smatch started;
+    ASSERT_TRUE(std::regex_search(dump.stdout_text, started,
+                                  std::regex(R"re(thread ([0-9]+): started by thread 1 \(new process\))re")))
+        << dump.stdout_text;
+    const std::string child = started[1].str();
+    const std::string output = debug({"bt", "break child_work", "continue", "bt", "print n", "info threads",
+                                      "reverse-continue", "continue", "finish", "continue"},
+                                     {"replay", "latest", "--serve-only", "--gdbserver-port=0", "-f", child});
+    // The first stop is in the child, where fork() returns in it; going back stops there again, and
+    // `finish` returns to main.
+    const std::regex sequence(
+        R"re(#[0-9]+ [^\n]* in main \(\) at [^\n]*gdb_fork.c:15\n)re"
+        R"re([^]*Breakpoint 1, child_work \(n=n@entry=21\))re"
+        R"re([^]*#0  child_work \(n=n@entry=21\)[^\n]*\n#1  [^\n]* in main \(\) at [^\n]*gdb_fork.c:17\n)re"
+        R"re(\$1 = 21\n[^]*\* 1 +Thread ([0-9]+)\.[0-9]+ [^\n]*child_work)re"
+        R"re([^]*No more reverse-execution history.\narch_fork )re"
+        R"re([^]*Breakpoint 1, child_work \(n=n@entry=21\))re"
+        R"re([^]*\nmain \(\) at [^\n]*gdb_fork.c:18\n18\t +return 0;\n)re"
+        R"re([^]*\[Inferior 1 \(process ([0-9]+)\) exited normally\])re");
+    std::smatch match;
+    ASSERT_TRUE(std::regex_search(output, match, sequence)) << output;
+    EXPECT_EQ(match[1].str(), child) << output;
+    EXPECT_EQ(match[2].str(), child) << output;
+    EXPECT_EQ(guest_output_, "child 42\nparent done 0\n");
+}
+
+TEST_F(GdbReplayTest, FollowingAProcessTheRecordingLacksIsAUsageError) {
+    record("gdb_fork");
+    auto replay = run_process({hermit_binary(), "replay", "latest", "--serve-only", "-f", "999"}, "", 60,
+                              {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    EXPECT_EQ(replay.exit_status, 2) << replay.stderr_text;
+    EXPECT_NE(replay.stderr_text.find("E063"), std::string::npos) << replay.stderr_text;
+    EXPECT_NE(replay.stderr_text.find("cannot follow process 999"), std::string::npos) << replay.stderr_text;
 }
 
 } // namespace
