@@ -56,15 +56,6 @@ std::vector<std::string> hermit_environment() {
     return env;
 }
 
-std::string environment_path(const std::vector<std::string>& env) {
-    for (const auto& entry : env) {
-        if (entry.rfind("PATH=", 0) == 0) {
-            return entry.substr(5);
-        }
-    }
-    return "/usr/bin:/bin";
-}
-
 int64_t parse_preemption_timeout(const std::string& text) {
     if (text == "disabled") {
         return -1;
@@ -99,7 +90,7 @@ int run_namespace_only(const RunArguments& arguments) {
     tracer::LaunchOptions launch;
     launch.argv = arguments.command;
     launch.env = hermit_environment();
-    launch.executable = tracer::resolve_executable(arguments.command[0], environment_path(launch.env));
+    launch.executable = tracer::resolve_executable(arguments.command[0], tracer::search_path_of(launch.env));
     launch.namespaces = !arguments.no_namespaces;
     return tracer::run_untraced(launch);
 }

@@ -68,13 +68,7 @@ std::string guest_executable(const RecordingMeta& meta) {
             return (path.is_absolute() || meta.cwd.empty() ? path : std::filesystem::path(meta.cwd) / path)
                 .string();
         }
-        std::string search_path = "/usr/bin:/bin";
-        for (const auto& entry : meta.env) {
-            if (entry.rfind("PATH=", 0) == 0) {
-                search_path = entry.substr(5);
-            }
-        }
-        return tracer::resolve_executable(name, search_path);
+        return tracer::resolve_executable(name, tracer::search_path_of(meta.env));
     } catch (const Error&) {
         return name;
     }
@@ -193,13 +187,8 @@ int debug_replay(const DebugReplayOptions& options) {
 }
 
 int debug_run(const tracer::GuestRunSpec& spec, bool serve_only, int port) {
-    std::string search_path = "/usr/bin:/bin";
-    for (const auto& entry : spec.env) {
-        if (entry.rfind("PATH=", 0) == 0) {
-            search_path = entry.substr(5);
-        }
-    }
-    const std::string executable = tracer::resolve_executable(spec.argv.at(0), search_path);
+    const std::string executable =
+        tracer::resolve_executable(spec.argv.at(0), tracer::search_path_of(spec.env));
     auto live = [&spec](const DebugTarget::Attach& attach) {
         tracer::GuestRun run(spec);
         attach(run, nullptr);

@@ -52,4 +52,13 @@ std::string resolve_executable(const std::string& name, const std::string& searc
     throw Error(ErrorCode::GuestNotFound, name);
 }
 
+std::string search_path_of(const std::vector<std::string>& env) {
+    for (const std::string& entry : env) {
+        if (entry.starts_with("PATH=")) {
+            return entry.substr(5);
+        }
+    }
+    return "/usr/bin:/bin";
+}
+
 } // namespace hermit::tracer

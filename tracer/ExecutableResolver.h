@@ -3,11 +3,16 @@
 // non-executable command is a clear hermit::Error (E003/E004) instead of a failed child.
 
 #include <string>
+#include <vector>
 
 namespace hermit::tracer {
 
 // `name` containing a '/' is used as is; otherwise each directory of `search_path` (PATH syntax, empty
 // entries meaning the current directory) is tried in order. Returns the path to execute.
 std::string resolve_executable(const std::string& name, const std::string& search_path);
+
+// The PATH of an environment of "NAME=value" entries (the first one), or "/usr/bin:/bin" when it sets
+// none, as execvp searches.
+std::string search_path_of(const std::vector<std::string>& env);
 
 } // namespace hermit::tracer

@@ -106,9 +106,14 @@ std::vector<pid_t> child_processes(pid_t host_pid) {
     return children;
 }
 
-bool in_syscall(pid_t host_tid) {
-    std::string syscall = read_whole(proc_path(host_tid, "syscall"));
-    return !syscall.empty() && syscall.rfind("running", 0) != 0 && syscall[0] != '-';
+std::optional<long> current_syscall(pid_t host_tid) {
+    // "NR arg1 ... sp pc", or "-1 sp pc" outside a syscall, or "running".
+    std::istringstream fields(read_whole(proc_path(host_tid, "syscall")));
+    long number = -1;
+    if (!(fields >> number) || number < 0) {
+        return std::nullopt;
+    }
+    return number;
 }
 
 SignalDispositions signal_dispositions(pid_t host_tid) {

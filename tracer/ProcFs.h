@@ -22,8 +22,9 @@ GuestIds guest_ids(pid_t host_tid);
 pid_t host_tgid(pid_t host_tid);
 // The state letter of /proc/<tid>/stat ('R', 'S', 'D', 't', 'Z', ...), or 0 when the thread is gone.
 char thread_state(pid_t host_tid);
-// True when /proc/<tid>/syscall shows the thread inside a system call.
-bool in_syscall(pid_t host_tid);
+// The number of the system call the thread sleeps in, from /proc/<tid>/syscall; nullopt when it runs, is
+// stopped outside a syscall, or is gone.
+std::optional<long> current_syscall(pid_t host_tid);
 // Bit masks (bit N-1 for signal N) of the process's caught, ignored and blocked signals.
 struct SignalDispositions {
     uint64_t caught = 0;

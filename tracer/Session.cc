@@ -23,7 +23,6 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -37,10 +36,10 @@ constexpr long kPtraceOptions = PTRACE_O_TRACESECCOMP | PTRACE_O_TRACECLONE | PT
                                 PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACEEXEC |
                                 PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD;
 
-// Blocked detection: how long the token holder may go without a stop before /proc is consulted, and the
-// ceiling of the exponential back-off (also the longest slice a blocked thread gets when all are blocked).
 // `syscall` (0f 05) and `int $0x80` (cd 80) alike.
 constexpr uint64_t kSyscallInstructionBytes = 2;
+// Blocked detection: how long the token holder may go without a stop before /proc is consulted, and the
+// ceiling of the exponential back-off (also the longest slice a blocked thread gets when all are blocked).
 constexpr int64_t kFirstCheckNs = 1'000'000;
 constexpr int64_t kMaxCheckNs = 10'000'000;
 constexpr int64_t kSpinWarningNs = 2'000'000'000;
@@ -105,28 +104,10 @@ bool default_action_kills(int signal_number) {
     }
 }
 
-// Whether the thread sleeps in execve or execveat (/proc/<tid>/syscall starts with the syscall number, or
-// says "running").
-bool in_exec(pid_t host_tid) {
-    std::ifstream file("/proc/" + std::to_string(host_tid) + "/syscall");
-    long number = -1;
-    file >> number;
-    return number == SYS_execve || number == SYS_execveat;
-}
-
 int64_t monotonic_ns() {
     timespec now{};
     clock_gettime(CLOCK_MONOTONIC, &now);
     return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
-}
-
-std::string environment_value(const std::vector<std::string>& env, const std::string& name) {
-    for (const auto& entry : env) {
-        if (entry.rfind(name + "=", 0) == 0) {
-            return entry.substr(name.size() + 1);
-        }
-    }
-    return {};
 }
 
 enum class ThreadState {
@@ -560,13 +541,11 @@ struct Session::State {
         if (!already_stopped && deterministic()) {
             // The next scheduling decision must not depend on whether the new thread's first stop has
             // arrived yet, so wait for it here.
-            int status = 0;
-            if (waitpid(child_tid, &status, __WALL) == child_tid) {
-                ++stop_count;
-                if (WIFSTOPPED(status)) {
+            if (const std::optional<int> status = wait_for_thread(child_tid)) {
+                if (WIFSTOPPED(*status)) {
                     child.state = ThreadState::Ready;
                 } else {
-                    on_gone(child_tid, status);
+                    on_gone(child_tid, *status);
                 }
             }
         }
@@ -640,15 +619,11 @@ struct Session::State {
     void await_vfork_done(pid_t parent_tid) {
         for (Thread* parent = find(parent_tid);
              parent != nullptr && parent->state == ThreadState::VforkWaiting; parent = find(parent_tid)) {
-            int status = 0;
-            const pid_t result = waitpid(parent_tid, &status, __WALL);
-            if (result < 0 && errno == EINTR) {
-                continue;
-            }
-            if (result != parent_tid) {
+            const std::optional<int> status = wait_for_thread(parent_tid);
+            if (!status) {
                 return;
             }
-            handle_status(parent_tid, status);
+            handle_status(parent_tid, *status);
         }
     }
 
@@ -736,14 +711,9 @@ struct Session::State {
         await_exit_stop(host_tid);
         release_exit(host_tid);
         for (;;) {
-            int status = 0;
-            pid_t result = waitpid(host_tid, &status, __WALL);
-            if (result < 0 && errno == EINTR) {
-                continue;
-            }
-            stop_count += result == host_tid ? 1 : 0;
-            if (result != host_tid || WIFEXITED(status) || WIFSIGNALED(status)) {
-                on_gone(host_tid, result == host_tid ? status : 0);
+            const std::optional<int> status = wait_for_thread(host_tid);
+            if (!status || WIFEXITED(*status) || WIFSIGNALED(*status)) {
+                on_gone(host_tid, status.value_or(0));
                 return;
             }
             ptrace(PTRACE_CONT, host_tid, nullptr, 0);
@@ -923,7 +893,6 @@ struct Session::State {
     }
 
     void handle_status(pid_t host_tid, int status) {
-        ++stop_count;
         spdlog::trace("wait status {:#x} of thread {} (token holder {})", status, host_tid, holder);
         if (host_tid == launched.intermediate) {
             intermediate_reaped = true;
@@ -993,6 +962,22 @@ struct Session::State {
     }
 
     // ---- waiting ----
+    // The next wait status of one thread; nullopt when it is no longer the tracer's to wait for.
+    std::optional<int> wait_for_thread(pid_t host_tid) {
+        for (;;) {
+            int status = 0;
+            const pid_t result = waitpid(host_tid, &status, __WALL);
+            if (result == host_tid) {
+                ++stop_count;
+                return status;
+            }
+            if (result < 0 && errno == EINTR) {
+                continue;
+            }
+            return std::nullopt;
+        }
+    }
+
     // Returns a waitpid result, or nullopt after `timeout_ns` (negative: no timeout) or a termination signal.
     std::optional<std::pair<pid_t, int>> wait_for_status(int64_t timeout_ns) {
         const int64_t deadline = monotonic_ns() + timeout_ns;
@@ -1000,6 +985,7 @@ struct Session::State {
             int status = 0;
             pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
             if (pid > 0) {
+                ++stop_count;
                 return std::make_pair(pid, status);
             }
             if (pid < 0 && errno == ECHILD) {
@@ -1036,12 +1022,15 @@ struct Session::State {
             return;
         }
         pid_t host_tid = thread->task->host_tid();
-        if (holds_exits() && in_exec(host_tid)) {
-            release_held_exits(thread->task->host_pid());
-            return;
+        if (holds_exits()) {
+            const std::optional<long> sleeping_in = procfs::current_syscall(host_tid);
+            if (sleeping_in == SYS_execve || sleeping_in == SYS_execveat) {
+                release_held_exits(thread->task->host_pid());
+                return;
+            }
         }
         char state = procfs::thread_state(host_tid);
-        if (state == 'S' && procfs::in_syscall(host_tid)) {
+        if (state == 'S' && procfs::current_syscall(host_tid)) {
             thread->interrupt_requested = true;
             ptrace(PTRACE_INTERRUPT, host_tid, nullptr, nullptr);
             return;
@@ -1106,16 +1095,12 @@ struct Session::State {
         for (Thread* thread = find(host_tid);
              thread != nullptr && !thread->held_exit_status && !thread->exit_reported;
              thread = find(host_tid)) {
-            int status = 0;
-            const pid_t result = waitpid(host_tid, &status, __WALL);
-            if (result < 0 && errno == EINTR) {
-                continue;
-            }
-            if (result != host_tid || WIFEXITED(status) || WIFSIGNALED(status)) {
-                on_gone(host_tid, result == host_tid ? status : 0);
+            const std::optional<int> status = wait_for_thread(host_tid);
+            if (!status || WIFEXITED(*status) || WIFSIGNALED(*status)) {
+                on_gone(host_tid, status.value_or(0));
                 return;
             }
-            if (status >> 16 == PTRACE_EVENT_EXIT) {
+            if (*status >> 16 == PTRACE_EVENT_EXIT) {
                 unsigned long message = 0;
                 ptrace(PTRACE_GETEVENTMSG, host_tid, nullptr, &message);
                 thread->state = ThreadState::Exiting;
@@ -1242,10 +1227,8 @@ int Session::run() {
     if (options.argv.empty()) {
         throw Error(ErrorCode::MissingCommand);
     }
-    std::string search_path = environment_value(options.env, "PATH");
     LaunchOptions launch;
-    launch.executable =
-        resolve_executable(options.argv[0], search_path.empty() ? "/usr/bin:/bin" : search_path);
+    launch.executable = resolve_executable(options.argv[0], search_path_of(options.env));
     launch.argv = options.argv;
     launch.env = options.env;
     launch.cwd = options.cwd;

@@ -649,10 +649,8 @@ SyscallDecision Virtualizer::emulate_getrusage(Task& task, const SyscallStop& st
 SyscallDecision Virtualizer::redirect_open(Task& task, const SyscallStop& stop) {
     const int path_index = stop.number == SYS_open ? 0 : 1;
     uint64_t flags = 0;
-    if (stop.number == SYS_open) {
-        flags = stop.args[1];
-    } else if (stop.number == SYS_openat) {
-        flags = stop.args[2];
+    if (stop.number != SYS_openat2) {
+        flags = stop.args[open_flags_argument(stop.number)];
     } else {
         const auto how = task.read_value<open_how>(stop.args[2]);
         if (!how) {

@@ -75,5 +75,11 @@ TEST(Resolver, FindsShellInSystemPath) {
     EXPECT_TRUE(path == "/usr/bin/sh" || path == "/bin/sh") << path;
 }
 
+TEST(Resolver, SearchPathIsTheEnvironmentsFirstPathOrTheDefault) {
+    EXPECT_EQ(search_path_of({"HOME=/root", "PATH=/opt/bin:/bin", "PATH=/other"}), "/opt/bin:/bin");
+    EXPECT_EQ(search_path_of({"PATH="}), "");
+    EXPECT_EQ(search_path_of({"HOME=/root", "MYPATH=/x"}), "/usr/bin:/bin");
+}
+
 } // namespace
 } // namespace hermit::tracer
