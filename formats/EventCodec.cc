@@ -296,6 +296,10 @@ void encode_meta(const RecordingMeta& meta, schema::RecordingMeta::Builder out) 
         encoded.setKind(encode_kind(descriptor.kind));
         encoded.setStatusFlags(descriptor.status_flags);
     }
+    auto trapped = out.initTrappedDescriptors(static_cast<unsigned>(meta.trapped_descriptors.size()));
+    for (size_t i = 0; i < meta.trapped_descriptors.size(); ++i) {
+        trapped.set(static_cast<unsigned>(i), meta.trapped_descriptors[i]);
+    }
 }
 
 RecordingMeta decode_meta(schema::RecordingMeta::Reader in) {
@@ -334,6 +338,9 @@ RecordingMeta decode_meta(schema::RecordingMeta::Reader in) {
     for (auto descriptor : in.getInheritedDescriptors()) {
         meta.inherited_descriptors.push_back(InheritedDescriptor{
             descriptor.getFd(), inherited_kind(descriptor.getKind()), descriptor.getStatusFlags()});
+    }
+    for (int32_t fd : in.getTrappedDescriptors()) {
+        meta.trapped_descriptors.push_back(fd);
     }
     return meta;
 }

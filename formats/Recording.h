@@ -68,6 +68,8 @@ struct RecordingMeta {
     uint64_t guest_duration_ns = 0;
     std::vector<RecordedFile> files;
     std::vector<InheritedDescriptor> inherited_descriptors;
+    // Descriptors whose reads and writes are trapped from the start (replay/RecordedSyscalls.h).
+    std::vector<int32_t> trapped_descriptors;
 };
 
 class RecordingWriter {

@@ -1,6 +1,5 @@
 #include "DebugServe.h"
 
-#include "RecordedSchedulePolicy.h"
 #include "ReplayLog.h"
 #include "ReplayRun.h"
 #include "Replayer.h"
@@ -163,15 +162,8 @@ int debug_replay(const DebugReplayOptions& options) {
     }
     auto replay = [&](const DebugTarget::Attach& attach) {
         ReplayLog log(events);
-        tracer::GuestRun run(replay_spec(meta));
-        Replayer replayer(reader, log, {&run.virtualizer()});
-        run.add_interceptor(&replayer);
-        run.add_event_sink(&replayer);
-        run.set_schedule_policy(std::make_unique<RecordedSchedulePolicy>(log));
-        attach(run, &replayer);
-        const int exit_status = run.run();
-        replayer.check_finished(meta.exit_status, exit_status);
-        return exit_status;
+        return replay_once(reader, log,
+                           [&](tracer::GuestRun& run, Replayer& replayer) { attach(run, &replayer); });
     };
     DebugServeOptions serve{options.serve_only, options.port, guest_executable(meta), true,
                             options.goto_event, std::nullopt};

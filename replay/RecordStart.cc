@@ -1,6 +1,7 @@
 // `hermit record start`: one deterministic run of the guest with the Recorder in front of the Virtualizer.
 
 #include "GuestEnvironment.h"
+#include "RecordedSyscalls.h"
 #include "Recorder.h"
 #include "formats/Error.h"
 #include "formats/RecordingStore.h"
@@ -52,11 +53,15 @@ int record_start(const RecordOptions& options) {
     meta.config = options.config;
     meta.host = run.virtualizer().host_facts();
     meta.inherited_descriptors = tracer::inheritable_descriptors();
+    meta.trapped_descriptors = initially_trapped_descriptors(meta.inherited_descriptors);
 
     int exit_status = 0;
     uint64_t event_count = 0;
     {
         RecordingWriter writer(directory, meta);
+        tracer::DescriptorTraps descriptor_traps = recorded_descriptor_traps(meta);
+        run.add_interceptor(&descriptor_traps);
+        run.add_event_sink(&descriptor_traps);
         Recorder recorder(writer);
         run.add_interceptor(&recorder);
         run.add_event_sink(&recorder);

@@ -1,6 +1,11 @@
 #include "RecordedSyscalls.h"
 
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -13,7 +18,7 @@ namespace {
 
 using enum ReplayTreatment;
 
-constexpr std::array<std::pair<int, ReplayTreatment>, 58> kTreatments = {{
+constexpr std::array<std::pair<int, ReplayTreatment>, 59> kTreatments = {{
     {SYS_read, EmulateFromLog},
     {SYS_pread64, EmulateFromLog},
     {SYS_readv, EmulateFromLog},
@@ -44,6 +49,7 @@ constexpr std::array<std::pair<int, ReplayTreatment>, 58> kTreatments = {{
     {SYS_open, OpenFile},
     {SYS_openat, OpenFile},
     {SYS_openat2, OpenFile},
+    {SYS_creat, OpenFile},
     {SYS_write, Write},
     {SYS_writev, Write},
     {SYS_pwrite64, Write},
@@ -87,10 +93,68 @@ ReplayTreatment replay_treatment(int number) {
 
 std::set<int> recorded_syscalls() {
     std::set<int> numbers;
+    const std::set<int> by_descriptor = descriptor_syscalls();
     for (const auto& [syscall, treatment] : kTreatments) {
-        numbers.insert(syscall);
+        if (!by_descriptor.contains(syscall)) {
+            numbers.insert(syscall);
+        }
     }
     return numbers;
+}
+
+std::set<int> descriptor_syscalls() {
+    return {SYS_read,  SYS_pread64, SYS_readv,    SYS_preadv, SYS_preadv2,
+            SYS_write, SYS_writev,  SYS_pwrite64, SYS_lseek};
+}
+
+bool must_trap_descriptor(pid_t host_pid, int fd) {
+    const std::string link = "/proc/" + std::to_string(host_pid) + "/fd/" + std::to_string(fd);
+    struct stat info {};
+    if (stat(link.c_str(), &info) != 0) {
+        return true;
+    }
+    if (S_ISCHR(info.st_mode)) {
+        // /dev/null, /dev/zero and /dev/full answer the same every time; /dev/random does not.
+        return major(info.st_rdev) != 1 ||
+               (minor(info.st_rdev) != 3 && minor(info.st_rdev) != 5 && minor(info.st_rdev) != 7);
+    }
+    // A directory is listed by getdents, which is always trapped; reading it fails the same every time.
+    if (S_ISDIR(info.st_mode)) {
+        return false;
+    }
+    struct statfs file_system {};
+    if (!S_ISREG(info.st_mode) || statfs(link.c_str(), &file_system) != 0) {
+        return true;
+    }
+    // Their contents are made as they are read.
+    constexpr std::array<long, 9> kPseudoFileSystems = {
+        PROC_SUPER_MAGIC,    SYSFS_MAGIC,      DEBUGFS_MAGIC, TRACEFS_MAGIC, CGROUP_SUPER_MAGIC,
+        CGROUP2_SUPER_MAGIC, SECURITYFS_MAGIC, BPF_FS_MAGIC,  0x65735546 /* FUSE */};
+    return std::find(kPseudoFileSystems.begin(), kPseudoFileSystems.end(), file_system.f_type) !=
+           kPseudoFileSystems.end();
+}
+
+std::vector<int32_t> initially_trapped_descriptors(const std::vector<InheritedDescriptor>& inherited) {
+    std::vector<int32_t> trapped;
+    for (int fd = 0; fd <= 2; fd++) {
+        struct stat info {};
+        const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+        if (fd == 0 ? regular || must_trap_descriptor(getpid(), fd)
+                    : !regular && must_trap_descriptor(getpid(), fd)) {
+            trapped.push_back(fd);
+        }
+    }
+    for (const InheritedDescriptor& descriptor : inherited) {
+        trapped.push_back(descriptor.fd);
+    }
+    return trapped;
+}
+
+tracer::DescriptorTraps recorded_descriptor_traps(const RecordingMeta& meta) {
+    return tracer::DescriptorTraps(
+        descriptor_syscalls(),
+        std::set<int>(meta.trapped_descriptors.begin(), meta.trapped_descriptors.end()),
+        must_trap_descriptor);
 }
 
 bool is_system_file(const std::string& absolute_path) {

@@ -3,8 +3,14 @@
 // the replayer must trap exactly the same set, so that a recording and its replay emit the same events;
 // both read it from here.
 
+#include "formats/Recording.h"
+#include "tracer/DescriptorTraps.h"
+
+#include <sys/types.h>
+
 #include <set>
 #include <string>
+#include <vector>
 
 namespace hermit::replay {
 
@@ -31,8 +37,28 @@ enum class ReplayTreatment {
 
 ReplayTreatment replay_treatment(int number);
 
-// Every syscall whose treatment is not NotRecorded.
+// The syscalls that recording and replay trap at every call: every syscall whose treatment is not
+// NotRecorded, except the descriptor_syscalls().
 std::set<int> recorded_syscalls();
+
+// Reads, writes and seeks: trapped only on descriptors that must_trap_descriptor(); on the others (the
+// program's own regular files) they run at native speed in the recording and again in the replay, which
+// gives the guest a copy of the same file (see Recorder and Replayer).
+std::set<int> descriptor_syscalls();
+
+// Anything that may answer differently on replay: pipes, sockets, terminals, devices but /dev/null, zero
+// and full, files on pseudo file systems (/proc, /sys, ...). Not regular files and directories. True also
+// when the descriptor is not open.
+bool must_trap_descriptor(pid_t host_pid, int fd);
+
+// Which of hermit's descriptors 0, 1, 2 and `inherited` a guest recorded now starts with trapped: all but
+// /dev/null-like ones, and stdout and stderr when they are regular files (a replay writes to its own).
+// Stdin is trapped even as a regular file: a replay reads another stdin.
+std::vector<int32_t> initially_trapped_descriptors(const std::vector<InheritedDescriptor>& inherited);
+
+// The DescriptorTraps of a recording and of its replay, which must trap the same: meta.trapped_descriptors
+// from the start.
+tracer::DescriptorTraps recorded_descriptor_traps(const RecordingMeta& meta);
 
 // Files under /usr, /lib, /etc, /proc, /sys, /dev belong to the system, not to the program's input and
 // output: the recorder does not copy them and replay opens them as they are.

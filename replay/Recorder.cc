@@ -89,7 +89,7 @@ void Recorder::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int6
         break;
     case ReplayTreatment::OpenFile:
         if (!pending->second.virtual_file) {
-            copy_opened_file(task, stop, result);
+            copy_opened_file(task, result);
         }
         break;
     case ReplayTreatment::Write:
@@ -150,14 +150,14 @@ std::vector<MemoryWrite> Recorder::capture_outputs(tracer::Task& task, const tra
 
 bool Recorder::opens_virtual_file(tracer::Task& task, const tracer::SyscallStop& stop) {
     // Seen before the Virtualizer rewrites the path: the guest's own spelling decides, as it does there.
-    auto path = task.read_string(stop.args[stop.number == SYS_open ? 0 : 1]);
+    auto path = task.read_string(stop.args[stop.number == SYS_open || stop.number == SYS_creat ? 0 : 1]);
     return path && tracer::virt::VirtualFiles::replaced(*path);
 }
 
-void Recorder::copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result) {
+void Recorder::copy_opened_file(tracer::Task& task, int64_t result) {
     // Copied at its first open, whatever the access mode: a replay starts its private copy of a file the
     // guest writes from this content.
-    if (result < 0 || stop.number == SYS_openat2) {
+    if (result < 0) {
         return;
     }
     const int fd = static_cast<int>(result);

@@ -1,6 +1,7 @@
 #include "ReplayRun.h"
 
 #include "RecordedSchedulePolicy.h"
+#include "RecordedSyscalls.h"
 #include "Replayer.h"
 #include "formats/Error.h"
 #include "formats/RecordingStore.h"
@@ -12,8 +13,24 @@
 
 namespace hermit::replay {
 
-tracer::GuestRunSpec replay_spec(const RecordingMeta& meta) {
-    return tracer::GuestRunSpec{meta.argv, meta.env, meta.cwd, meta.config, meta.inherited_descriptors};
+int replay_once(const RecordingReader& reader, ReplayLog& log,
+                const std::function<void(tracer::GuestRun&, Replayer&)>& attach) {
+    const RecordingMeta& meta = reader.meta();
+    tracer::GuestRun run(
+        tracer::GuestRunSpec{meta.argv, meta.env, meta.cwd, meta.config, meta.inherited_descriptors});
+    tracer::DescriptorTraps descriptor_traps = recorded_descriptor_traps(meta);
+    run.add_interceptor(&descriptor_traps);
+    run.add_event_sink(&descriptor_traps);
+    Replayer replayer(reader, log, {&run.virtualizer()});
+    run.add_interceptor(&replayer);
+    run.add_event_sink(&replayer);
+    run.set_schedule_policy(std::make_unique<RecordedSchedulePolicy>(log));
+    if (attach) {
+        attach(run, replayer);
+    }
+    const int exit_status = run.run();
+    replayer.check_finished(meta.exit_status, exit_status);
+    return exit_status;
 }
 
 int replay_autopilot(const std::string& id_or_path) {
@@ -26,15 +43,7 @@ int replay_autopilot(const std::string& id_or_path) {
     }
     ReplayLog log(reader.read_all());
     spdlog::info("replaying {} ({} events)", meta.id, log.size());
-
-    tracer::GuestRun run(replay_spec(meta));
-    Replayer replayer(reader, log, {&run.virtualizer()});
-    run.add_interceptor(&replayer);
-    run.add_event_sink(&replayer);
-    run.set_schedule_policy(std::make_unique<RecordedSchedulePolicy>(log));
-    const int exit_status = run.run();
-    replayer.check_finished(meta.exit_status, exit_status);
-    return exit_status;
+    return replay_once(reader, log);
 }
 
 } // namespace hermit::replay

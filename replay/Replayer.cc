@@ -9,6 +9,7 @@
 #include "tracer/Task.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <termios.h>
@@ -261,15 +262,23 @@ tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::Sy
         // The open failed when recorded; whatever the file system holds now must not change that.
         return emulate(task, stop, recorded.result);
     }
-    const int path_argument = stop.number == SYS_open ? 0 : 1;
-    const uint64_t flags = stop.number == SYS_open ? stop.args[1] : stop.args[2];
+    const bool at_cwd = stop.number == SYS_open || stop.number == SYS_creat;
+    const int path_argument = at_cwd ? 0 : 1;
+    uint64_t flags = O_CREAT | O_WRONLY | O_TRUNC; // creat
+    if (stop.number == SYS_open || stop.number == SYS_openat) {
+        flags = stop.args[stop.number == SYS_open ? 1 : 2];
+    } else if (stop.number == SYS_openat2) {
+        flags = task.read_value<open_how>(stop.args[2]).value_or(open_how{}).flags;
+    }
+    // The file the descriptor names, as the recorder named its copy.
     const std::string absolute =
-        guest_path_argument(task, stop, static_cast<size_t>(path_argument), stop.number == SYS_open ? -1 : 0);
+        std::filesystem::weakly_canonical(
+            guest_path_argument(task, stop, static_cast<size_t>(path_argument), at_cwd ? -1 : 0))
+            .string();
     std::optional<std::filesystem::path> replacement;
     if (auto scratch = scratch_files_.find(absolute); scratch != scratch_files_.end()) {
         replacement = scratch->second;
-    } else if (stop.number != SYS_openat2 && opens_for_writing(flags) && !absolute.empty() &&
-               !is_system_file(absolute)) {
+    } else if (gets_scratch_file(absolute, flags)) {
         replacement = make_scratch_file(absolute, flags);
     } else {
         replacement = replacement_for(absolute);
@@ -277,11 +286,37 @@ tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::Sy
     return redirect_path(task, path_argument, absolute, replacement, pending);
 }
 
+bool Replayer::gets_scratch_file(const std::string& absolute_path, uint64_t flags) const {
+    if (absolute_path.empty() || is_system_file(absolute_path)) {
+        return false;
+    }
+    // A FIFO or a device keeps its kind (DescriptorTraps traps its descriptor as when recorded).
+    std::error_code error;
+    const auto status = std::filesystem::status(absolute_path, error);
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+        return false;
+    }
+    // Every file the recording copied: its reads and writes run natively, on one private copy for all
+    // the descriptors that name it, as they shared one file when recorded.
+    return opens_for_writing(flags) || recorded_copy(absolute_path) != nullptr;
+}
+
+const RecordedFile* Replayer::recorded_copy(const std::string& absolute_path) const {
+    for (const RecordedFile& file : reader_.meta().files) {
+        if (file.path == absolute_path) {
+            return &file;
+        }
+    }
+    return nullptr;
+}
+
 tracer::SyscallDecision Replayer::execute_file(tracer::Task& task, const tracer::SyscallStop& stop,
                                                PendingSyscall& pending) {
     const int path_argument = stop.number == SYS_execve ? 0 : 1;
-    const std::string absolute = guest_path_argument(task, stop, static_cast<size_t>(path_argument),
-                                                     stop.number == SYS_execve ? -1 : 0);
+    const std::string absolute =
+        std::filesystem::weakly_canonical(guest_path_argument(task, stop, static_cast<size_t>(path_argument),
+                                                              stop.number == SYS_execve ? -1 : 0))
+            .string();
     std::optional<std::filesystem::path> replacement;
     if (auto scratch = scratch_files_.find(absolute); scratch != scratch_files_.end()) {
         // A program the guest built during the run: the original serves when it is still the same.
@@ -357,7 +392,8 @@ void Replayer::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int6
     }
     // The guest must find its own path pointer in the register after the syscall.
     user_regs_struct registers = task.registers();
-    (stop.number == SYS_open || stop.number == SYS_execve ? registers.rdi : registers.rsi) =
+    (stop.number == SYS_open || stop.number == SYS_creat || stop.number == SYS_execve ? registers.rdi
+                                                                                      : registers.rsi) =
         pending->second.original_path_argument;
     task.set_registers(registers);
 }
@@ -372,21 +408,21 @@ std::filesystem::path Replayer::make_scratch_file(const std::string& absolute_pa
         scratch_directory_ = pattern;
     }
     const std::filesystem::path scratch = scratch_directory_ / std::to_string(scratch_count_++);
-    const RecordedFile* recorded = nullptr;
-    for (const RecordedFile& file : reader_.meta().files) {
-        if (file.path == absolute_path) {
-            recorded = &file;
-        }
-    }
+    const RecordedFile* recorded = recorded_copy(absolute_path);
     std::error_code error;
-    if (flags & O_EXCL) {
-        // It did not exist when recorded: the open creates it.
+    if ((flags & O_EXCL) != 0 || removed_paths_.contains(absolute_path)) {
+        // It did not exist when recorded, or the guest removed the file it was: the open creates it.
     } else if (recorded != nullptr) {
+        // The recorder copies a file at its first open: the content the guest found.
         std::filesystem::copy_file(reader_.file_copy(*recorded), scratch, error);
-    } else if ((flags & O_CREAT) == 0) {
-        // It existed when recorded (the open succeeded without O_CREAT) but was not copied: start empty.
+    } else if (std::filesystem::exists(absolute_path, error)) {
+        std::filesystem::copy_file(absolute_path, scratch, error);
+    }
+    if ((flags & O_CREAT) == 0 && !std::filesystem::exists(scratch, error)) {
+        // It existed when recorded (the open succeeded without O_CREAT).
         std::ofstream{scratch};
     }
+    removed_paths_.erase(absolute_path);
     scratch_files_[absolute_path] = scratch;
     return scratch;
 }
@@ -399,30 +435,41 @@ void Replayer::change_path(tracer::Task& task, const tracer::SyscallStop& stop,
     switch (stop.number) {
     case SYS_unlink:
     case SYS_unlinkat: {
-        const std::string path = stop.number == SYS_unlink ? guest_path_argument(task, stop, 0, -1)
-                                                           : guest_path_argument(task, stop, 1, 0);
+        const std::string path =
+            entry_path(stop.number == SYS_unlink ? guest_path_argument(task, stop, 0, -1)
+                                                 : guest_path_argument(task, stop, 1, 0));
         if (auto scratch = scratch_files_.find(path); scratch != scratch_files_.end()) {
             std::filesystem::remove(scratch->second);
             scratch_files_.erase(scratch);
         }
+        removed_paths_.insert(path);
         break;
     }
     case SYS_rename:
     case SYS_renameat:
     case SYS_renameat2: {
-        const std::string from = stop.number == SYS_rename ? guest_path_argument(task, stop, 0, -1)
-                                                           : guest_path_argument(task, stop, 1, 0);
-        const std::string to = stop.number == SYS_rename ? guest_path_argument(task, stop, 1, -1)
-                                                         : guest_path_argument(task, stop, 3, 2);
+        const std::string from =
+            entry_path(stop.number == SYS_rename ? guest_path_argument(task, stop, 0, -1)
+                                                 : guest_path_argument(task, stop, 1, 0));
+        const std::string to = entry_path(stop.number == SYS_rename ? guest_path_argument(task, stop, 1, -1)
+                                                                    : guest_path_argument(task, stop, 3, 2));
         if (auto scratch = scratch_files_.find(from); scratch != scratch_files_.end()) {
             scratch_files_[to] = scratch->second;
             scratch_files_.erase(from);
         }
+        removed_paths_.insert(from);
+        removed_paths_.erase(to);
         break;
     }
     default:
         break;
     }
+}
+
+std::string Replayer::entry_path(const std::string& absolute_path) {
+    // The directory resolved as an open resolves it; the last name kept, since it may be a symlink.
+    const std::filesystem::path path(absolute_path);
+    return (std::filesystem::weakly_canonical(path.parent_path()) / path.filename()).string();
 }
 
 std::optional<std::filesystem::path> Replayer::replacement_for(const std::string& absolute_path) {

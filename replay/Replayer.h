@@ -86,8 +86,14 @@ private:
     // The absolute path named by a path argument (relative to the dirfd argument, -1 for the cwd).
     std::string guest_path_argument(tracer::Task& task, const tracer::SyscallStop& stop, size_t path_argument,
                                     int dirfd_argument) const;
-    // A private copy of a file the guest opens for writing, from the recorded copy when there is one.
+    // Whether an open of `absolute_path` gets a private copy: a regular file the guest writes or that the
+    // recording copied.
+    bool gets_scratch_file(const std::string& absolute_path, uint64_t flags) const;
+    const RecordedFile* recorded_copy(const std::string& absolute_path) const;
+    // A private copy of a file the guest opens, from the recorded copy when there is one.
     std::filesystem::path make_scratch_file(const std::string& absolute_path, uint64_t flags);
+    // A path that names a directory entry (unlink, rename): its directory resolved, its last name kept.
+    static std::string entry_path(const std::string& absolute_path);
     // Runs the replay's copy of a program the guest built or that changed since the recording.
     tracer::SyscallDecision execute_file(tracer::Task& task, const tracer::SyscallStop& stop,
                                          PendingSyscall& pending);
@@ -117,6 +123,7 @@ private:
     std::map<int32_t, PendingSyscall> pending_;                                // by guest tid
     std::filesystem::path scratch_directory_;                                  // created on first use
     std::map<std::string, std::filesystem::path> scratch_files_;               // guest path -> private copy
+    std::set<std::string> removed_paths_; // unlinked or renamed away by the guest, not created since
     uint64_t scratch_count_ = 0;
     std::vector<std::filesystem::path> executable_copies_; // removed with the replayer
     std::optional<uint64_t> signal_sent_at_;               // replay position of the outside signal last sent

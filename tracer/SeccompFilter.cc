@@ -3,6 +3,7 @@
 #include "SyscallInterceptor.h"
 #include "formats/Error.h"
 
+#include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <sys/mman.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 
@@ -68,6 +70,42 @@ SeccompFilter::SeccompFilter(const std::set<int>& trapped, const std::vector<Con
     if (count != size) {
         throw Error(ErrorCode::SeccompUnavailable, "cannot read back the BPF program");
     }
+}
+
+SeccompFilter SeccompFilter::on_descriptors(const std::set<int>& syscalls, const std::vector<int>& fds) {
+    // Jump offsets are 8 bits: a filter holds at most a few hundred syscalls and descriptors.
+    if (syscalls.size() + fds.size() > 200) {
+        throw Error(ErrorCode::TracerInternal, "too many syscalls or descriptors for one filter");
+    }
+    const auto syscall_count = static_cast<uint8_t>(syscalls.size());
+    const auto fd_count = static_cast<uint8_t>(fds.size());
+    // Instruction indexes: 0 load arch, 1 check it, 2 load nr, then the syscall checks, a jump to ALLOW,
+    // the load of args[0], the descriptor checks, a jump to ALLOW, TRACE, ALLOW. A jump's offset counts
+    // from the next instruction.
+    const uint8_t trace = 3 + syscall_count + 2 + fd_count + 1;
+    const uint8_t allow = trace + 1;
+    SeccompFilter filter;
+    std::vector<sock_filter>& program = filter.program_;
+    auto offset_to = [&](uint8_t target) { return static_cast<uint8_t>(target - program.size() - 1); };
+    program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
+    program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, offset_to(allow)));
+    program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
+    const uint8_t load_fd = 3 + syscall_count + 1;
+    for (int number : syscalls) {
+        program.push_back(
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(number), offset_to(load_fd), 0));
+    }
+    program.push_back(BPF_STMT(BPF_JMP | BPF_JA | BPF_K, offset_to(allow)));
+    // The low half of args[0]: the kernel reads a descriptor argument as an int.
+    program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[0])));
+    for (int fd : fds) {
+        program.push_back(
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(fd), offset_to(trace), 0));
+    }
+    program.push_back(BPF_STMT(BPF_JMP | BPF_JA | BPF_K, offset_to(allow)));
+    program.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE));
+    program.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    return filter;
 }
 
 bool SeccompFilter::install() const {

@@ -1144,9 +1144,10 @@ struct Session::State {
         }
         for (auto& [host_tid, thread] : threads) {
             syscall(SYS_tgkill, thread.task->host_pid(), host_tid, SIGKILL);
-            if (std::exchange(thread.held_exit_status, std::nullopt)) {
-                ptrace(PTRACE_CONT, host_tid, nullptr, 0); // let it finish dying
-            }
+            // A thread at its exit stop (held, or reached while an error was on its way) is past the
+            // SIGKILL: it finishes dying only when resumed. For the others this fails harmlessly.
+            thread.held_exit_status.reset();
+            ptrace(PTRACE_CONT, host_tid, nullptr, 0);
         }
     }
 

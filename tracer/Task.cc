@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -41,6 +42,19 @@ bool access_proc_mem(pid_t tid, uint64_t address, void* buffer, size_t length, b
     }
     close(fd);
     return true;
+}
+
+// Whether the thread is at a syscall-exit stop, from PTRACE_GET_SYSCALL_INFO (whose definitions glibc 2.36
+// lacks and linux/ptrace.h cannot add next to sys/ptrace.h): the first byte of the answer is the stop kind.
+bool at_syscall_exit(pid_t tid) {
+    constexpr int kGetSyscallInfo = 0x420e;
+    constexpr uint8_t kSyscallExit = 2;
+    std::array<uint8_t, 88> info{};
+    if (ptrace(static_cast<__ptrace_request>(kGetSyscallInfo), tid, info.size(), info.data()) <= 0) {
+        throw Error(ErrorCode::TracerInternal,
+                    std::string("PTRACE_GET_SYSCALL_INFO during syscall injection: ") + std::strerror(errno));
+    }
+    return info[0] == kSyscallExit;
 }
 
 } // namespace
@@ -105,6 +119,16 @@ bool Task::write(uint64_t address, const void* buffer, size_t length) {
 }
 
 int64_t Task::inject_syscall(int number, const std::array<uint64_t, 6>& args) {
+    const bool at_exit = at_syscall_exit(host_tid_);
+    // Signals that come meanwhile stay pending, with their siginfo, until the guest's mask is back: the
+    // Session sees them as if they had come after the injection.
+    uint64_t guest_mask = 0;
+    uint64_t all_blocked = ~uint64_t{0};
+    if (ptrace(PTRACE_GETSIGMASK, host_tid_, sizeof guest_mask, &guest_mask) != 0 ||
+        ptrace(PTRACE_SETSIGMASK, host_tid_, sizeof all_blocked, &all_blocked) != 0) {
+        throw Error(ErrorCode::TracerInternal,
+                    std::string("signal mask during syscall injection: ") + std::strerror(errno));
+    }
     const user_regs_struct saved = registers();
     user_regs_struct injected = saved;
     injected.orig_rax = static_cast<uint64_t>(number);
@@ -115,10 +139,13 @@ int64_t Task::inject_syscall(int number, const std::array<uint64_t, 6>& args) {
     injected.r10 = args[3];
     injected.r8 = args[4];
     injected.r9 = args[5];
+    if (at_exit) {
+        // Past its syscall: the guest executes its syscall instruction once more, now for the injected call.
+        injected.rip -= kSyscallInstructionLength;
+    }
     set_registers(injected);
     flush_registers();
 
-    // From a seccomp (or syscall-entry) stop, PTRACE_SYSCALL runs the injected call to its exit stop.
     auto wait_for_stop = [this](int request, int signal) {
         if (ptrace(static_cast<__ptrace_request>(request), host_tid_, nullptr, signal) != 0) {
             throw Error(ErrorCode::TracerInternal,
@@ -137,24 +164,35 @@ int64_t Task::inject_syscall(int number, const std::array<uint64_t, 6>& args) {
         }
         return status;
     };
-    wait_for_stop(PTRACE_SYSCALL, 0);
-    const int64_t result = static_cast<int64_t>(registers().rax);
-
-    // Re-execute the guest's own syscall instruction: it passes the seccomp filter again and stops at a
-    // fresh seccomp stop with the original registers, which is where the caller expects the task to be.
-    // A signal arriving in between is delivered first, exactly as it would be before a syscall.
-    user_regs_struct restored = saved;
-    restored.rax = saved.orig_rax;
-    restored.rip = saved.rip - kSyscallInstructionLength;
-    set_registers(restored);
-    flush_registers();
-    int signal = 0;
     for (;;) {
-        int status = wait_for_stop(PTRACE_CONT, signal);
-        if ((status >> 16) == PTRACE_EVENT_SECCOMP) {
+        // From an exit stop: the entry stop, a seccomp stop if a filter traps the call, the exit stop. From a
+        // seccomp stop: straight to the exit stop.
+        const int status = wait_for_stop(PTRACE_SYSCALL, 0);
+        if (WSTOPSIG(status) == (SIGTRAP | 0x80) && at_syscall_exit(host_tid_)) {
             break;
         }
-        signal = (status >> 16) == 0 && (WSTOPSIG(status) & 0x80) == 0 ? WSTOPSIG(status) : 0;
+    }
+    registers_valid_ = false;
+    const int64_t result = static_cast<int64_t>(registers().rax);
+
+    if (at_exit) {
+        // The guest is back at its own exit stop, with its own result.
+        set_registers(saved);
+        flush_registers();
+    } else {
+        // Re-execute the guest's own syscall instruction: it passes the seccomp filter again and stops at a
+        // fresh seccomp stop with the original registers, which is where the caller expects the task to be.
+        user_regs_struct restored = saved;
+        restored.rax = saved.orig_rax;
+        restored.rip = saved.rip - kSyscallInstructionLength;
+        set_registers(restored);
+        flush_registers();
+        while ((wait_for_stop(PTRACE_CONT, 0) >> 16) != PTRACE_EVENT_SECCOMP) {
+        }
+    }
+    if (ptrace(PTRACE_SETSIGMASK, host_tid_, sizeof guest_mask, &guest_mask) != 0) {
+        throw Error(ErrorCode::TracerInternal,
+                    std::string("PTRACE_SETSIGMASK after syscall injection: ") + std::strerror(errno));
     }
     registers_valid_ = false;
     return result;

@@ -33,8 +33,9 @@ public:
     bool read(uint64_t address, void* buffer, size_t length) override;
     bool write(uint64_t address, const void* buffer, size_t length) override;
 
-    // Runs `number(args...)` in the guest from the current syscall-entry stop, then restores the
-    // registers so the guest's own syscall proceeds as before. Returns the raw result.
+    // Runs `number(args...)` in the guest from the current syscall-entry (seccomp) or syscall-exit stop,
+    // then puts the task back at that stop with its registers, so the guest's own syscall proceeds or
+    // returns as before. Signals that come meanwhile stay pending. Returns the raw result.
     int64_t inject_syscall(int number, const std::array<uint64_t, 6>& args);
 
 private:

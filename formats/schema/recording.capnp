@@ -8,7 +8,7 @@
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("hermit::schema");
 
-const formatVersion :UInt32 = 1;
+const formatVersion :UInt32 = 2;
 
 struct RecordingMeta {
   formatVersion @0 :UInt32;
@@ -28,6 +28,7 @@ struct RecordingMeta {
   guestDurationNs @14 :UInt64; # logical time at exit
   files @15 :List(RecordedFile);
   inheritedDescriptors @16 :List(InheritedDescriptor); # the guest's open descriptors above 2 at start
+  trappedDescriptors @17 :List(Int32); # descriptors whose reads and writes stop the guest from the start
 }
 
 struct RunConfig {

@@ -156,14 +156,14 @@ TEST(CorruptRecording, BitFlipsInTheMetadataNeverCrash) {
 TEST(CorruptRecording, WrongMetadataVersion) {
     SmallRecording recording;
     auto meta = RecordingReader(recording.directory).meta();
-    meta.format_version = 2;
+    meta.format_version = 1; // a recording of an older hermit
     write_meta(recording.directory, meta);
     try {
         RecordingReader reader(recording.directory);
         FAIL() << "expected E033";
     } catch (const Error& error) {
         EXPECT_EQ(error.code(), ErrorCode::RecordingVersion);
-        EXPECT_NE(std::string(error.what()).find("format version 2, this hermit reads version 1"),
+        EXPECT_NE(std::string(error.what()).find("format version 1, this hermit reads version 2"),
                   std::string::npos);
     }
 }

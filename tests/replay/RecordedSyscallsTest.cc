@@ -1,7 +1,9 @@
 #include "replay/RecordedSyscalls.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 namespace hermit::replay {
 namespace {
@@ -19,8 +21,37 @@ TEST(RecordedSyscalls, TrappedSetIsExactlyTheRecordedOnes) {
     for (int number : recorded_syscalls()) {
         EXPECT_NE(replay_treatment(number), ReplayTreatment::NotRecorded) << number;
     }
-    EXPECT_TRUE(recorded_syscalls().contains(SYS_read));
+    EXPECT_TRUE(recorded_syscalls().contains(SYS_openat));
     EXPECT_FALSE(recorded_syscalls().contains(SYS_brk));
+}
+
+TEST(RecordedSyscalls, ReadsAndWritesAreTrappedByDescriptorOnly) {
+    for (int number : descriptor_syscalls()) {
+        EXPECT_NE(replay_treatment(number), ReplayTreatment::NotRecorded) << number;
+        EXPECT_FALSE(recorded_syscalls().contains(number)) << number;
+    }
+    EXPECT_TRUE(descriptor_syscalls().contains(SYS_read));
+    EXPECT_TRUE(descriptor_syscalls().contains(SYS_write));
+}
+
+TEST(RecordedSyscalls, RegularFilesAndNullDevicesAreNotTrappedPipesAndProcFilesAre) {
+    int pipe_ends[2];
+    ASSERT_EQ(pipe(pipe_ends), 0);
+    const int regular = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    const int null_device = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    const int random_device = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    const int proc_file = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    const int directory = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    EXPECT_FALSE(must_trap_descriptor(getpid(), regular));
+    EXPECT_FALSE(must_trap_descriptor(getpid(), null_device));
+    EXPECT_FALSE(must_trap_descriptor(getpid(), directory));
+    EXPECT_TRUE(must_trap_descriptor(getpid(), pipe_ends[0]));
+    EXPECT_TRUE(must_trap_descriptor(getpid(), random_device));
+    EXPECT_TRUE(must_trap_descriptor(getpid(), proc_file));
+    EXPECT_TRUE(must_trap_descriptor(getpid(), 999)); // not open
+    for (int fd : {pipe_ends[0], pipe_ends[1], regular, null_device, random_device, proc_file, directory}) {
+        close(fd);
+    }
 }
 
 } // namespace

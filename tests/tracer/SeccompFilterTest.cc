@@ -55,8 +55,26 @@ TEST(SeccompFilter, TrapsOnlyTheListedSyscalls) {
 }
 
 TEST(SeccompFilter, EmptySetAllowsEverything) {
-    SeccompFilter filter({});
+    SeccompFilter filter(std::set<int>{});
     EXPECT_EQ(child_outcome(filter), 2);
+}
+
+TEST(SeccompFilter, DescriptorFilterTrapsOnlyTheListedDescriptors) {
+    // read and lseek on descriptors 5 and 7 are trapped; on 6, and other syscalls on 5, run (EBADF).
+    const SeccompFilter filter = SeccompFilter::on_descriptors({SYS_read, SYS_lseek}, {5, 7});
+    EXPECT_EQ(exit_code_under(filter,
+                              [] {
+                                  char byte = 0;
+                                  int code = 0;
+                                  code |= trapped(syscall(SYS_read, 5, &byte, 1)) ? 1 : 0;
+                                  code |= trapped(syscall(SYS_lseek, 7, 0, SEEK_SET)) ? 2 : 0;
+                                  code |= syscall(SYS_read, 6, &byte, 1) == -1 && errno == EBADF ? 4 : 0;
+                                  code |= syscall(SYS_fstat, 5, nullptr) == -1 && errno == EBADF ? 8 : 0;
+                                  // The kernel reads a descriptor as an int: high bits do not hide it.
+                                  code |= trapped(syscall(SYS_read, (1L << 32) | 5, &byte, 1)) ? 16 : 0;
+                                  return code;
+                              }),
+              1 | 2 | 4 | 8 | 16);
 }
 
 TEST(SeccompFilter, ProgramGrowsWithTheTrappedSet) {

@@ -1,0 +1,210 @@
+#include "DescriptorTraps.h"
+
+#include "SeccompFilter.h"
+#include "Task.h"
+#include "formats/Error.h"
+
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+
+namespace hermit::tracer {
+
+namespace {
+
+// Syscalls whose result is a new descriptor. fcntl makes one only for F_DUPFD and F_DUPFD_CLOEXEC, and
+// signalfd4 only when given -1 (otherwise it returns the descriptor it was given, already known).
+const std::set<int> kReturnsDescriptor = {
+    SYS_open,
+    SYS_openat,
+    SYS_openat2,
+    SYS_creat,
+    SYS_open_by_handle_at,
+    SYS_socket,
+    SYS_accept,
+    SYS_accept4,
+    SYS_dup,
+    SYS_dup2,
+    SYS_dup3,
+    SYS_eventfd,
+    SYS_eventfd2,
+    SYS_signalfd,
+    SYS_signalfd4,
+    SYS_timerfd_create,
+    SYS_inotify_init,
+    SYS_inotify_init1,
+    SYS_fanotify_init,
+    SYS_userfaultfd,
+    SYS_perf_event_open,
+    SYS_pidfd_getfd,
+};
+
+// Syscalls that store new descriptors in the guest's memory.
+const std::set<int> kStoresDescriptors = {SYS_pipe, SYS_pipe2, SYS_socketpair, SYS_recvmsg};
+
+std::vector<int> descriptors_passed_in(GuestMemory& memory, uint64_t message_address) {
+    std::vector<int> fds;
+    auto message = memory.read_value<msghdr>(message_address);
+    if (!message || message->msg_control == nullptr) {
+        return fds;
+    }
+    // After recvmsg, msg_controllen is the length of the control messages the kernel stored.
+    auto control = memory.read_bytes(reinterpret_cast<uint64_t>(message->msg_control),
+                                     std::min<size_t>(message->msg_controllen, 64 * 1024));
+    if (!control) {
+        return fds;
+    }
+    size_t offset = 0;
+    while (offset + sizeof(cmsghdr) <= control->size()) {
+        cmsghdr header{};
+        std::copy_n(control->data() + offset, sizeof header, reinterpret_cast<uint8_t*>(&header));
+        if (header.cmsg_len < sizeof header || offset + header.cmsg_len > control->size()) {
+            break;
+        }
+        if (header.cmsg_level == SOL_SOCKET && header.cmsg_type == SCM_RIGHTS) {
+            const size_t count = (header.cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (size_t index = 0; index < count; index++) {
+                int fd = 0;
+                std::copy_n(control->data() + offset + CMSG_LEN(0) + index * sizeof(int), sizeof fd,
+                            reinterpret_cast<uint8_t*>(&fd));
+                fds.push_back(fd);
+            }
+        }
+        offset += CMSG_ALIGN(header.cmsg_len);
+    }
+    return fds;
+}
+
+} // namespace
+
+DescriptorTraps::DescriptorTraps(std::set<int> syscalls, std::set<int> initial_fds, Policy must_trap)
+    : syscalls_(std::move(syscalls)), initial_fds_(std::move(initial_fds)), must_trap_(std::move(must_trap)) {
+}
+
+std::set<int> DescriptorTraps::trapped_syscalls() const {
+    std::set<int> numbers = kReturnsDescriptor;
+    numbers.insert(kStoresDescriptors.begin(), kStoresDescriptors.end());
+    return numbers;
+}
+
+std::vector<ConditionalTrap> DescriptorTraps::conditionally_trapped_syscalls() const {
+    std::vector<ConditionalTrap> traps;
+    for (int command : {F_DUPFD, F_DUPFD_CLOEXEC}) {
+        traps.push_back({SYS_fcntl, 1, 0xffffffff, static_cast<uint64_t>(command)});
+    }
+    for (int number : syscalls_) {
+        for (int fd : initial_fds_) {
+            traps.push_back({number, 0, 0xffffffff, static_cast<uint64_t>(fd)});
+        }
+    }
+    return traps;
+}
+
+SyscallDecision DescriptorTraps::on_entry(Task& /*task*/, const SyscallStop& stop) {
+    const bool makes_descriptors = kReturnsDescriptor.contains(stop.number) ||
+                                   kStoresDescriptors.contains(stop.number) || stop.number == SYS_fcntl;
+    return makes_descriptors ? SyscallDecision::stop_at_exit() : SyscallDecision::pass();
+}
+
+std::vector<int> DescriptorTraps::made_descriptors(Task& task, const SyscallStop& stop,
+                                                   int64_t result) const {
+    switch (stop.number) {
+    case SYS_pipe:
+    case SYS_pipe2:
+    case SYS_socketpair: {
+        auto pair = task.read_value<std::array<int, 2>>(stop.args[stop.number == SYS_socketpair ? 3 : 0]);
+        return pair ? std::vector<int>{(*pair)[0], (*pair)[1]} : std::vector<int>{};
+    }
+    case SYS_recvmsg:
+        return descriptors_passed_in(task, stop.args[1]);
+    case SYS_fcntl:
+        if (stop.args[1] != F_DUPFD && stop.args[1] != F_DUPFD_CLOEXEC) {
+            return {};
+        }
+        break;
+    default:
+        break;
+    }
+    return {static_cast<int>(result)};
+}
+
+void DescriptorTraps::on_exit(Task& task, const SyscallStop& stop, int64_t& result) {
+    if (result < 0 || trapping_everything_.contains(task.pid())) {
+        return;
+    }
+    std::set<int>& trapped = trapped_[task.pid()];
+    std::vector<int> new_traps;
+    for (int fd : made_descriptors(task, stop, result)) {
+        if (fd >= 0 && !initial_fds_.contains(fd) && !trapped.contains(fd) &&
+            std::find(new_traps.begin(), new_traps.end(), fd) == new_traps.end() &&
+            must_trap_(task.host_pid(), fd)) {
+            new_traps.push_back(fd);
+        }
+    }
+    if (!new_traps.empty()) {
+        trap(task, new_traps);
+    }
+}
+
+void DescriptorTraps::trap(Task& task, const std::vector<int>& fds) {
+    std::set<int>& trapped = trapped_[task.pid()];
+    const bool everything = trapped.size() + fds.size() > kMaxInjectedDescriptors;
+    const SeccompFilter filter =
+        everything ? SeccompFilter(syscalls_) : SeccompFilter::on_descriptors(syscalls_, fds);
+    const std::vector<sock_filter>& program = filter.program();
+
+    // The program and its sock_fprog go below the guest's stack pointer, past the red zone.
+    const uint64_t program_bytes = program.size() * sizeof(sock_filter);
+    const uint64_t program_address = (task.registers().rsp - 256 - program_bytes) & ~uint64_t{15};
+    const uint64_t header_address = program_address - 16;
+    const sock_fprog header{static_cast<unsigned short>(program.size()),
+                            reinterpret_cast<sock_filter*>(program_address)};
+    if (!task.write(program_address, program.data(), program_bytes) ||
+        !task.write(header_address, &header, sizeof header)) {
+        throw Error(ErrorCode::TracerInternal, "cannot write a seccomp filter into the guest's stack");
+    }
+    const int64_t result = task.inject_syscall(
+        SYS_seccomp, {SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, header_address, 0, 0, 0});
+    if (result != 0) {
+        // Not trapping would let a replay read what the recording never saw: stop instead.
+        throw Error(ErrorCode::TracerInternal, "cannot add a seccomp filter to guest process " +
+                                                   std::to_string(task.pid()) + ": result " +
+                                                   std::to_string(result));
+    }
+    if (spdlog::should_log(spdlog::level::trace)) {
+        std::vector<std::string> names;
+        for (int fd : fds) {
+            std::error_code error;
+            names.push_back(fmt::format(
+                "{} ({})", fd,
+                std::filesystem::read_symlink(fmt::format("/proc/{}/fd/{}", task.host_pid(), fd), error)
+                    .string()));
+        }
+        spdlog::trace("process {}: descriptors trapped from now on: {}", task.pid(),
+                      everything ? std::string("all") : fmt::format("{}", fmt::join(names, ", ")));
+    }
+    if (everything) {
+        trapping_everything_.insert(task.pid());
+        trapped_.erase(task.pid());
+    } else {
+        trapped.insert(fds.begin(), fds.end());
+    }
+}
+
+void DescriptorTraps::on_event(const Event& event) {
+    const auto* start = std::get_if<ThreadStartEvent>(&event.payload);
+    if (start != nullptr && start->new_process) {
+        trapped_.erase(event.pid);
+        trapping_everything_.erase(event.pid);
+    }
+}
+
+} // namespace hermit::tracer

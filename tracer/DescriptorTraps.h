@@ -1,0 +1,59 @@
+#pragma once
+// DescriptorTraps: makes some syscalls stop the guest only when they act on chosen file descriptors. A
+// recording must see the guest's reads and writes of pipes, sockets and terminals, while those of a regular
+// file can run at native speed when the replay gives the guest the same file. Seccomp sees a descriptor's
+// number, not what it names, and an installed filter cannot change, only be stacked with another (the
+// strictest answer wins). So descriptors are trapped by number: those the guest starts with in its first
+// filter, and each new one, at the exit of the syscall that made it, by a small filter injected into the
+// guest process (seccomp(2) with TSYNC, for all its threads). A number stays trapped once it was: a regular
+// file that gets it later is trapped for nothing, never the other way round.
+//
+// Known gap: a process created with CLONE_FILES but not CLONE_THREAD shares the descriptor table but not
+// the filters injected after its creation.
+
+#include "EventSink.h"
+#include "SyscallInterceptor.h"
+
+#include <sys/types.h>
+
+#include <functional>
+#include <map>
+#include <set>
+#include <vector>
+
+namespace hermit::tracer {
+
+class DescriptorTraps : public SyscallInterceptor, public EventSink {
+public:
+    // Whether descriptor `fd` of guest process `host_pid` must be trapped; it must answer true for a
+    // descriptor that does not exist (a replay emulates recvmsg: the descriptors it passed are not there).
+    using Policy = std::function<bool(pid_t host_pid, int fd)>;
+
+    // `syscalls` take a descriptor as first argument; `initial_fds` are trapped from the start.
+    DescriptorTraps(std::set<int> syscalls, std::set<int> initial_fds, Policy must_trap);
+
+    // The syscalls that make descriptors (open, pipe, socket, dup, recvmsg with SCM_RIGHTS, ...).
+    std::set<int> trapped_syscalls() const override;
+    std::vector<ConditionalTrap> conditionally_trapped_syscalls() const override;
+    SyscallDecision on_entry(Task& task, const SyscallStop& stop) override;
+    void on_exit(Task& task, const SyscallStop& stop, int64_t& result) override;
+    // A new process starts with the filters of its parent, whose numbers it may not know: it starts
+    // knowing only the initial ones, and a redundant filter is the worst that can come of it.
+    void on_event(const Event& event) override;
+
+    // Descriptors one process may have trapped by injected filters; past this, it gets one more filter
+    // that traps `syscalls` on every descriptor.
+    static constexpr size_t kMaxInjectedDescriptors = 128;
+
+private:
+    std::vector<int> made_descriptors(Task& task, const SyscallStop& stop, int64_t result) const;
+    void trap(Task& task, const std::vector<int>& fds);
+
+    std::set<int> syscalls_;
+    std::set<int> initial_fds_;
+    Policy must_trap_;
+    std::map<int32_t, std::set<int>> trapped_; // by guest pid: numbers injected filters trap
+    std::set<int32_t> trapping_everything_;    // guest pids past kMaxInjectedDescriptors
+};
+
+} // namespace hermit::tracer
