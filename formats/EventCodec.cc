@@ -296,6 +296,7 @@ void encode_meta(const RecordingMeta& meta, schema::RecordingMeta::Builder out) 
         encoded.setKind(encode_kind(descriptor.kind));
         encoded.setStatusFlags(descriptor.status_flags);
     }
+    out.setStdinOffset(meta.stdin_offset);
     auto trapped = out.initTrappedDescriptors(static_cast<unsigned>(meta.trapped_descriptors.size()));
     for (size_t i = 0; i < meta.trapped_descriptors.size(); ++i) {
         trapped.set(static_cast<unsigned>(i), meta.trapped_descriptors[i]);
@@ -339,6 +340,7 @@ RecordingMeta decode_meta(schema::RecordingMeta::Reader in) {
         meta.inherited_descriptors.push_back(InheritedDescriptor{
             descriptor.getFd(), inherited_kind(descriptor.getKind()), descriptor.getStatusFlags()});
     }
+    meta.stdin_offset = in.getStdinOffset();
     for (int32_t fd : in.getTrappedDescriptors()) {
         meta.trapped_descriptors.push_back(fd);
     }

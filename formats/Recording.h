@@ -70,6 +70,10 @@ struct RecordingMeta {
     std::vector<InheritedDescriptor> inherited_descriptors;
     // Descriptors whose reads and writes are trapped from the start (replay/RecordedSyscalls.h).
     std::vector<int32_t> trapped_descriptors;
+    // A regular-file stdin is copied into the recording as the file named kStdinCopy; the guest started
+    // reading it here.
+    uint64_t stdin_offset = 0;
+    static constexpr const char* kStdinCopy = "<stdin>";
 };
 
 class RecordingWriter {

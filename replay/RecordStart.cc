@@ -10,6 +10,10 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -54,11 +58,20 @@ int record_start(const RecordOptions& options) {
     meta.host = run.virtualizer().host_facts();
     meta.inherited_descriptors = tracer::inheritable_descriptors();
     meta.trapped_descriptors = initially_trapped_descriptors(meta.inherited_descriptors);
+    struct stat standard_input {};
+    const bool regular_stdin = fstat(0, &standard_input) == 0 && S_ISREG(standard_input.st_mode);
+    if (regular_stdin) {
+        meta.stdin_offset = static_cast<uint64_t>(std::max<off_t>(lseek(0, 0, SEEK_CUR), 0));
+    }
 
     int exit_status = 0;
     uint64_t event_count = 0;
     {
         RecordingWriter writer(directory, meta);
+        if (regular_stdin) {
+            // Read natively like the guest's other files, from a copy on replay.
+            writer.add_file(RecordingMeta::kStdinCopy, "/proc/self/fd/0");
+        }
         tracer::DescriptorTraps descriptor_traps = recorded_descriptor_traps(meta);
         run.add_interceptor(&descriptor_traps);
         run.add_event_sink(&descriptor_traps);

@@ -139,8 +139,7 @@ std::vector<int32_t> initially_trapped_descriptors(const std::vector<InheritedDe
     for (int fd = 0; fd <= 2; fd++) {
         struct stat info {};
         const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
-        if (fd == 0 ? regular || must_trap_descriptor(getpid(), fd)
-                    : !regular && must_trap_descriptor(getpid(), fd)) {
+        if (!regular && must_trap_descriptor(getpid(), fd)) {
             trapped.push_back(fd);
         }
     }

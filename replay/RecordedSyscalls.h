@@ -52,8 +52,8 @@ std::set<int> descriptor_syscalls();
 bool must_trap_descriptor(pid_t host_pid, int fd);
 
 // Which of hermit's descriptors 0, 1, 2 and `inherited` a guest recorded now starts with trapped: all but
-// /dev/null-like ones, and stdout and stderr when they are regular files (a replay writes to its own).
-// Stdin is trapped even as a regular file: a replay reads another stdin.
+// /dev/null-like ones and regular files (a regular-file stdin is copied into the recording and given to
+// the replayed guest; a replay writes stdout and stderr to its own).
 std::vector<int32_t> initially_trapped_descriptors(const std::vector<InheritedDescriptor>& inherited);
 
 // The DescriptorTraps of a recording and of its replay, which must trap the same: meta.trapped_descriptors

@@ -16,8 +16,14 @@ namespace hermit::replay {
 int replay_once(const RecordingReader& reader, ReplayLog& log,
                 const std::function<void(tracer::GuestRun&, Replayer&)>& attach) {
     const RecordingMeta& meta = reader.meta();
-    tracer::GuestRun run(
-        tracer::GuestRunSpec{meta.argv, meta.env, meta.cwd, meta.config, meta.inherited_descriptors});
+    tracer::GuestRunSpec spec{meta.argv, meta.env, meta.cwd, meta.config, meta.inherited_descriptors};
+    for (const RecordedFile& file : meta.files) {
+        if (file.path == RecordingMeta::kStdinCopy) {
+            spec.stdin_path = reader.file_copy(file).string();
+            spec.stdin_offset = meta.stdin_offset;
+        }
+    }
+    tracer::GuestRun run(spec);
     tracer::DescriptorTraps descriptor_traps = recorded_descriptor_traps(meta);
     run.add_interceptor(&descriptor_traps);
     run.add_event_sink(&descriptor_traps);

@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <array>
 #include <filesystem>
 
@@ -28,7 +29,6 @@ const std::set<int> kReturnsDescriptor = {
     SYS_openat2,
     SYS_creat,
     SYS_open_by_handle_at,
-    SYS_socket,
     SYS_accept,
     SYS_accept4,
     SYS_dup,
@@ -49,6 +49,11 @@ const std::set<int> kReturnsDescriptor = {
 
 // Syscalls that store new descriptors in the guest's memory.
 const std::set<int> kStoresDescriptors = {SYS_pipe, SYS_pipe2, SYS_socketpair, SYS_recvmsg};
+
+// A socket from socket() reads nothing until it is connected or has an address (bound, or bound
+// implicitly by a first send): it is trapped then. A program that only tries to reach a daemon (glibc's
+// nscd lookups) then leaves no trapped number behind for its files.
+const std::set<int> kConnectsSocket = {SYS_connect, SYS_bind, SYS_sendto, SYS_sendmsg};
 
 std::vector<int> descriptors_passed_in(GuestMemory& memory, uint64_t message_address) {
     std::vector<int> fds;
@@ -92,6 +97,7 @@ DescriptorTraps::DescriptorTraps(std::set<int> syscalls, std::set<int> initial_f
 std::set<int> DescriptorTraps::trapped_syscalls() const {
     std::set<int> numbers = kReturnsDescriptor;
     numbers.insert(kStoresDescriptors.begin(), kStoresDescriptors.end());
+    numbers.insert(kConnectsSocket.begin(), kConnectsSocket.end());
     return numbers;
 }
 
@@ -110,7 +116,8 @@ std::vector<ConditionalTrap> DescriptorTraps::conditionally_trapped_syscalls() c
 
 SyscallDecision DescriptorTraps::on_entry(Task& /*task*/, const SyscallStop& stop) {
     const bool makes_descriptors = kReturnsDescriptor.contains(stop.number) ||
-                                   kStoresDescriptors.contains(stop.number) || stop.number == SYS_fcntl;
+                                   kStoresDescriptors.contains(stop.number) ||
+                                   kConnectsSocket.contains(stop.number) || stop.number == SYS_fcntl;
     return makes_descriptors ? SyscallDecision::stop_at_exit() : SyscallDecision::pass();
 }
 
@@ -125,6 +132,11 @@ std::vector<int> DescriptorTraps::made_descriptors(Task& task, const SyscallStop
     }
     case SYS_recvmsg:
         return descriptors_passed_in(task, stop.args[1]);
+    case SYS_connect:
+    case SYS_bind:
+    case SYS_sendto:
+    case SYS_sendmsg:
+        return {static_cast<int>(stop.args[0])};
     case SYS_fcntl:
         if (stop.args[1] != F_DUPFD && stop.args[1] != F_DUPFD_CLOEXEC) {
             return {};
@@ -137,7 +149,9 @@ std::vector<int> DescriptorTraps::made_descriptors(Task& task, const SyscallStop
 }
 
 void DescriptorTraps::on_exit(Task& task, const SyscallStop& stop, int64_t& result) {
-    if (result < 0 || trapping_everything_.contains(task.pid())) {
+    // A non-blocking connect goes on after its EINPROGRESS.
+    const bool connecting = stop.number == SYS_connect && result == -EINPROGRESS;
+    if ((result < 0 && !connecting) || trapping_everything_.contains(task.pid())) {
         return;
     }
     std::set<int>& trapped = trapped_[task.pid()];

@@ -32,7 +32,8 @@ public:
     // `syscalls` take a descriptor as first argument; `initial_fds` are trapped from the start.
     DescriptorTraps(std::set<int> syscalls, std::set<int> initial_fds, Policy must_trap);
 
-    // The syscalls that make descriptors (open, pipe, socket, dup, recvmsg with SCM_RIGHTS, ...).
+    // The syscalls that make descriptors (open, pipe, dup, recvmsg with SCM_RIGHTS, ...) or connect a
+    // socket (connect, bind, a first send).
     std::set<int> trapped_syscalls() const override;
     std::vector<ConditionalTrap> conditionally_trapped_syscalls() const override;
     SyscallDecision on_entry(Task& task, const SyscallStop& stop) override;

@@ -138,6 +138,13 @@ void prepare_guest_mounts() {
             child_fail(failed);
         }
     }
+    if (!options.stdin_path.empty()) {
+        const int file = open(options.stdin_path.c_str(), O_RDONLY);
+        if (file < 0 || lseek(file, static_cast<off_t>(options.stdin_offset), SEEK_SET) < 0 ||
+            dup2(file, 0) != 0 || close(file) != 0) {
+            child_fail("replace stdin");
+        }
+    }
     if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) {
         child_fail("chdir");
     }

@@ -31,6 +31,10 @@ struct LaunchOptions {
     // Replay: the guest gets stand-ins for these descriptors above 2 and no other (InheritedDescriptors.h).
     // Null: it inherits hermit's.
     const std::vector<InheritedDescriptor>* stand_ins = nullptr;
+    // Replay: the guest's stdin is this file (the recording's copy of a regular-file stdin), read from
+    // `stdin_offset`. Empty: it inherits hermit's.
+    std::string stdin_path;
+    uint64_t stdin_offset = 0;
 };
 
 struct LaunchedGuest {

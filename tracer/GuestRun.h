@@ -24,6 +24,10 @@ struct GuestRunSpec {
     RunConfig config;
     // Replay: the recorded inherited descriptors, recreated as stand-ins (SessionOptions::stand_ins).
     std::optional<std::vector<InheritedDescriptor>> stand_ins = std::nullopt;
+    // Replay: the recorded copy of a regular-file stdin and where the guest started reading it
+    // (SessionOptions::stdin_path); empty: hermit's stdin.
+    std::string stdin_path = {};
+    uint64_t stdin_offset = 0;
 };
 
 class GuestRun : private EventSink {

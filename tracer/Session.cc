@@ -1236,6 +1236,8 @@ int Session::run() {
     launch.namespaces = options.namespaces;
     launch.disable_aslr = options.disable_aslr;
     launch.stand_ins = options.stand_ins ? &*options.stand_ins : nullptr;
+    launch.stdin_path = options.stdin_path;
+    launch.stdin_offset = options.stdin_offset;
 
     std::set<int> trapped;
     std::vector<ConditionalTrap> trapped_conditionally;

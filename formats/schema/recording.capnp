@@ -29,6 +29,7 @@ struct RecordingMeta {
   files @15 :List(RecordedFile);
   inheritedDescriptors @16 :List(InheritedDescriptor); # the guest's open descriptors above 2 at start
   trappedDescriptors @17 :List(Int32); # descriptors whose reads and writes stop the guest from the start
+  stdinOffset @18 :UInt64; # with a `files` entry named "<stdin>": stdin was that regular file, read from here
 }
 
 struct RunConfig {
