@@ -119,6 +119,15 @@ TEST_F(RecordReplayTest, ReplayLeavesTheUsersFilesAlone) {
     EXPECT_FALSE(std::filesystem::exists(tool));
 }
 
+// Number of read syscall events in the output of `hermit record dump`.
+size_t read_events_in(const std::string& dump) {
+    size_t count = 0;
+    for (size_t at = dump.find(" read("); at != std::string::npos; at = dump.find(" read(", at + 1)) {
+        count++;
+    }
+    return count;
+}
+
 // Reads and writes of regular files run natively when recorded (the recording copies the files instead) and
 // again on replay, on private copies: the replay sees the same bytes after the user changed or removed
 // them, and never touches them. Pipes are still trapped, also at a number a regular file had before.
@@ -146,11 +155,7 @@ TEST_F(RecordReplayTest, RegularFileIoRunsNativelyAndReplaysFromCopies) {
     // Only the pipe's read is an event; the 437 reads of the input file are not.
     ProcessResult dump = hermit({"record", "dump", "files-1"});
     ASSERT_EQ(dump.exit_status, 0) << dump.stderr_text;
-    size_t read_events = 0;
-    for (size_t at = dump.stdout_text.find(" read("); at != std::string::npos;
-         at = dump.stdout_text.find(" read(", at + 1)) {
-        read_events++;
-    }
+    const size_t read_events = read_events_in(dump.stdout_text);
     EXPECT_GE(read_events, 1u);
     EXPECT_LT(read_events, 10u) << dump.stdout_text;
 
@@ -162,6 +167,31 @@ TEST_F(RecordReplayTest, RegularFileIoRunsNativelyAndReplaysFromCopies) {
     std::ifstream stream(scratch / "shared");
     std::string contents((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
     EXPECT_EQ(contents, "changed by the user");
+}
+
+// A pipe end passed over a Unix socket is trapped from the recvmsg that brought it; a socket that never
+// connected leaves nothing trapped, so the file that gets its number is read natively.
+TEST_F(RecordReplayTest, PassedDescriptorsAreTrappedUnconnectedSocketsAreNot) {
+    const auto input = directory_ / "input.txt";
+    std::ofstream(input) << std::string(200, 'h');
+    ProcessResult recorded = hermit(
+        {"record", "start", "--name=passed", "--", guest_path("replay_passed_descriptors"), input.string()});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    EXPECT_NE(recorded.stdout_text.find("passed descriptor read 20: passed over a socket"), std::string::npos)
+        << recorded.stdout_text;
+    EXPECT_NE(recorded.stdout_text.find("connect -1; file at the socket's number: yes; 25 reads"),
+              std::string::npos)
+        << recorded.stdout_text;
+
+    ProcessResult dump = hermit({"record", "dump", "passed-1"});
+    ASSERT_EQ(dump.exit_status, 0) << dump.stderr_text;
+    const size_t reads = read_events_in(dump.stdout_text);
+    EXPECT_GE(reads, 1u);                      // the passed pipe's
+    EXPECT_LT(reads, 10u) << dump.stdout_text; // not the file's 25
+
+    ProcessResult replayed = hermit({"replay", "passed-1", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
 }
 
 uint64_t directory_bytes(const std::filesystem::path& directory) {
