@@ -83,6 +83,11 @@ protected:
         ASSERT_NE(mkdtemp(pattern), nullptr);
         directory_ = pattern;
         data_dir_ = directory_ / "recordings";
+        // Guests with the same seed make the same temporary names (cc's /tmp/ccXXXXXX.s): two tests that
+        // compile at the same time must not share a temporary directory, or one's O_EXCL create fails and
+        // its run takes another path.
+        temporary_dir_ = directory_ / "tmp";
+        fs::create_directory(temporary_dir_);
     }
     void TearDown() override { fs::remove_all(directory_); }
 
@@ -96,7 +101,8 @@ protected:
                                          invocation.stdin_file.string(),
                                          hermit_binary()};
         argv.insert(argv.end(), arguments.begin(), arguments.end());
-        return run_process(argv, "", kTimeoutSeconds, {"HERMIT_DATA_DIR=" + data_dir_.string()});
+        return run_process(argv, "", kTimeoutSeconds,
+                           {"HERMIT_DATA_DIR=" + data_dir_.string(), "TMPDIR=" + temporary_dir_.string()});
     }
 
     ProcessResult run(const Invocation& invocation, const std::vector<std::string>& command,
@@ -203,6 +209,7 @@ protected:
 
     fs::path directory_;
     fs::path data_dir_;
+    fs::path temporary_dir_;
     std::string expected_make_output_;
 };
 
