@@ -408,7 +408,7 @@ struct Session::State {
             return;
         }
         if (decision.kind == SyscallDecision::Kind::Emulate) {
-            complete_emulated(thread, stop, decision.result);
+            complete_emulated(thread, stop, decision);
         } else if (!thread.exit_interceptors.empty() || !sinks.empty()) {
             thread.awaiting_syscall_exit = true;
             thread.resume_request = PTRACE_SYSCALL;
@@ -464,8 +464,9 @@ struct Session::State {
     }
 
     // Skips the kernel: the guest sees `result` (exit interceptors may still change it).
-    void complete_emulated(Thread& thread, const SyscallStop& stop, int64_t result) {
+    void complete_emulated(Thread& thread, const SyscallStop& stop, const SyscallDecision& decision) {
         Task& task = *thread.task;
+        int64_t result = decision.result;
         for (auto it = thread.exit_interceptors.rbegin(); it != thread.exit_interceptors.rend(); ++it) {
             (*it)->on_exit(task, stop, result);
         }
@@ -474,7 +475,9 @@ struct Session::State {
         emulated.orig_rax = static_cast<uint64_t>(-1);
         emulated.rax = static_cast<uint64_t>(result);
         task.set_registers(emulated);
-        emit(thread, SyscallEvent{stop.number, {stop.args.begin(), stop.args.end()}, result, true, {}});
+        emit(thread,
+             SyscallEvent{
+                 stop.number, {stop.args.begin(), stop.args.end()}, result, !decision.outside_input, {}});
     }
 
     // The syscall would wait: the thread gives up the token and stays stopped at the syscall's entry,

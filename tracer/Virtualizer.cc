@@ -66,11 +66,6 @@ template <typename T> SyscallDecision write_result(Task& task, uint64_t address,
     return task.write_value(address, value) ? emulated(0) : failed(EFAULT);
 }
 
-bool is_stat_syscall(int number) {
-    return number == SYS_stat || number == SYS_fstat || number == SYS_lstat || number == SYS_newfstatat ||
-           number == SYS_statx;
-}
-
 bool is_open_syscall(int number) {
     return number == SYS_open || number == SYS_openat || number == SYS_openat2;
 }
@@ -99,7 +94,8 @@ unsigned long long& argument_register(user_regs_struct& registers, int index) {
 
 } // namespace
 
-// The stat family and getdents64 are not in the table: they run in the kernel and are rewritten at exit.
+// The stat family (emulate_stat, or rewritten at exit when the tracer cannot answer it exactly) and
+// getdents64 (rewritten at exit) are not in the table.
 const std::map<int, Virtualizer::Emulation>& Virtualizer::emulations() {
     static const std::map<int, Emulation> table = {
         {SYS_clock_gettime, &Virtualizer::emulate_clock_gettime},
@@ -163,7 +159,8 @@ std::vector<ConditionalTrap> Virtualizer::conditionally_trapped_syscalls() const
 }
 
 SyscallDecision Virtualizer::on_entry(Task& task, const SyscallStop& stop) {
-    const bool rewritten_at_exit = is_stat_syscall(stop.number) || stop.number == SYS_getdents64;
+    const bool rewritten_at_exit =
+        virt::StatInTracer::is_stat_syscall(stop.number) || stop.number == SYS_getdents64;
     const auto row = emulations().find(stop.number);
     // Opens for writing reach here only when another interceptor traps every open: like untrapped ones,
     // they must not move the clock.
@@ -177,10 +174,21 @@ SyscallDecision Virtualizer::on_entry(Task& task, const SyscallStop& stop) {
     clock_.tick();
     spdlog::trace("virtual time {} ns: syscall {} of thread {}", clock_.elapsed_ns(), stop.number,
                   task.tid());
+    if (virt::StatInTracer::is_stat_syscall(stop.number)) {
+        return emulate_stat(task, stop);
+    }
     if (rewritten_at_exit) {
         return SyscallDecision::stop_at_exit();
     }
     return (this->*(row->second))(task, stop);
+}
+
+void Virtualizer::on_entry_answered_in_front(Task& task, const SyscallStop& stop) {
+    if (virt::StatInTracer::is_stat_syscall(stop.number)) {
+        clock_.tick(); // as on_entry(), without looking at the host's file
+        return;
+    }
+    on_entry(task, stop);
 }
 
 void Virtualizer::on_exit(Task& task, const SyscallStop& stop, int64_t& result) {
@@ -195,7 +203,7 @@ void Virtualizer::on_exit(Task& task, const SyscallStop& stop, int64_t& result) 
     if (result < 0) {
         return;
     }
-    if (is_stat_syscall(stop.number)) {
+    if (virt::StatInTracer::is_stat_syscall(stop.number)) {
         rewrite_stat_result(task, stop);
     } else if (stop.number == SYS_getdents64) {
         rewrite_directory_entries(task, stop, result);
@@ -699,6 +707,21 @@ void Virtualizer::finish_redirected_open(Task& task) {
         seek_guest_descriptor(task.host_pid(), static_cast<int>(guest_fd), pending->second.start_offset);
     }
     pending_opens_.erase(pending);
+}
+
+SyscallDecision Virtualizer::emulate_stat(Task& task, const SyscallStop& stop) {
+    auto answer = stat_in_tracer_.answer(task, stop);
+    if (!answer) {
+        return SyscallDecision::stop_at_exit(); // rewrite_stat_result
+    }
+    const bool written = std::visit(
+        [&](auto& status) {
+            stat_rewriter_.rewrite(status);
+            return task.write_value(answer->address, status);
+        },
+        answer->status);
+    // An unwritable buffer: the kernel tells the guest (EFAULT), from the exit-stop path.
+    return written ? SyscallDecision::emulate_outside_input(0) : SyscallDecision::stop_at_exit();
 }
 
 void Virtualizer::rewrite_stat_result(Task& task, const SyscallStop& stop) {

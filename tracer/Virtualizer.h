@@ -18,6 +18,7 @@
 #include "virt/InodeTable.h"
 #include "virt/InstructionEmulator.h"
 #include "virt/PosixTimers.h"
+#include "virt/StatInTracer.h"
 #include "virt/StatRewriter.h"
 #include "virt/TimerFds.h"
 #include "virt/VirtualClock.h"
@@ -48,6 +49,7 @@ public:
     std::set<int> trapped_syscalls() const override;
     std::vector<ConditionalTrap> conditionally_trapped_syscalls() const override;
     SyscallDecision on_entry(Task& task, const SyscallStop& stop) override;
+    void on_entry_answered_in_front(Task& task, const SyscallStop& stop) override;
     void on_exit(Task& task, const SyscallStop& stop, int64_t& result) override;
     bool handles_faults() const override { return true; }
     bool on_fault(Task& task, int signal) override;
@@ -94,6 +96,8 @@ private:
     SyscallDecision emulate_timerfd_settime(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_timerfd_gettime(Task& task, const SyscallStop& stop);
     SyscallDecision redirect_open(Task& task, const SyscallStop& stop);
+    // The stat family in one stop (StatInTracer), or a stop at exit for rewrite_stat_result.
+    SyscallDecision emulate_stat(Task& task, const SyscallStop& stop);
 
     // The earliest deadline of any timer on elapsed virtual time.
     std::optional<uint64_t> next_timer_deadline() const;
@@ -122,6 +126,7 @@ private:
     virt::InstructionEmulator instructions_;
     virt::InodeTable inodes_;
     virt::StatRewriter stat_rewriter_;
+    virt::StatInTracer stat_in_tracer_;
     virt::VirtualFiles files_;
     std::map<pid_t, PendingOpen> pending_opens_;
 };
