@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -118,6 +121,72 @@ TEST(VirtIntegrationTest, PythonRandomTimePidAndAddressesAreIdentical) {
     const ProcessResult b = hermit_run({}, python);
     ASSERT_EQ(a.exit_status, 0) << a.stderr_text;
     EXPECT_EQ(a.stdout_text, b.stdout_text);
+}
+
+// The lines of `text` without those holding fields hermit virtualizes.
+std::string without_virtual_lines(const std::string& text) {
+    std::string kept;
+    for (size_t start = 0; start < text.size();) {
+        const size_t end = std::min(text.find('\n', start), text.size());
+        const std::string line = text.substr(start, end - start);
+        if (line.find(" virtual: ") == std::string::npos) {
+            kept += line + "\n";
+        }
+        start = end + 1;
+    }
+    return kept;
+}
+
+// The "guest done: N ptrace stops" count of a `hermit --log=debug run`.
+long ptrace_stops(const ProcessResult& run) {
+    const size_t at = run.stderr_text.find("guest done: ");
+    return at == std::string::npos ? -1 : std::stol(run.stderr_text.substr(at + 12));
+}
+
+class StatFlavours : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char pattern[] = "/tmp/hermit-virt-stat-XXXXXX";
+        ASSERT_NE(mkdtemp(pattern), nullptr);
+        directory_ = pattern;
+    }
+    void TearDown() override { std::filesystem::remove_all(directory_); }
+    std::string directory_;
+};
+
+TEST_F(StatFlavours, AreIdenticalAcrossRunsAndMatchTheKernelOutsideVirtualizedFields) {
+    const std::vector<std::string> guest = {guest_path("virt_stat"), directory_};
+    const ProcessResult native = run_process(guest);
+    ASSERT_EQ(native.exit_status, 0) << native.stderr_text;
+    const ProcessResult first = hermit_run({}, guest);
+    ASSERT_EQ(first.exit_status, 0) << first.stderr_text;
+    for (int run = 0; run < 3; ++run) {
+        const ProcessResult again = hermit_run({}, guest);
+        ASSERT_EQ(again.exit_status, 0) << again.stderr_text;
+        EXPECT_EQ(again.stdout_text, first.stdout_text) << "run " << run + 2 << " differs";
+    }
+    // Results, errors, modes, sizes, link counts and owners are the kernel's; so are the statx masks.
+    EXPECT_EQ(without_virtual_lines(first.stdout_text), without_virtual_lines(native.stdout_text));
+    EXPECT_NE(first.stdout_text, native.stdout_text);
+    // Answered in the tracer (relative, descriptor) or by the kernel (".."): one virtual inode per file.
+    EXPECT_NE(first.stdout_text.find("same inode through ..: yes"), std::string::npos) << first.stdout_text;
+    EXPECT_NE(first.stdout_text.find("same inode by descriptor: yes"), std::string::npos);
+    EXPECT_NE(first.stdout_text.find("stat relative virtual: dev 42 ino 4 mtime 946684800.000000000"),
+              std::string::npos);
+    EXPECT_NE(first.stdout_text.find("statx virtual: dev 0:42 ino 4 mtime 946684800 btime 946684800 mnt 1"),
+              std::string::npos);
+}
+
+TEST_F(StatFlavours, StatOfAnExistingFileCostsOnePtraceStop) {
+    const std::string guest = guest_path("virt_stat");
+    std::vector<std::string> debug = {hermit_binary(), "--log=debug", "run", "--", guest, directory_};
+    const ProcessResult without = run_process(debug);
+    debug.push_back("200");
+    const ProcessResult with = run_process(debug);
+    ASSERT_EQ(without.exit_status, 0) << without.stderr_text;
+    ASSERT_EQ(with.exit_status, 0) << with.stderr_text;
+    // Rewritten at its exit, each would cost two.
+    EXPECT_EQ(ptrace_stops(with) - ptrace_stops(without), 200) << with.stderr_text;
 }
 
 } // namespace
