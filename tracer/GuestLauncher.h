@@ -18,6 +18,12 @@
 
 namespace hermit::tracer {
 
+// A file bind-mounted over a path in the guest's mount namespace (only with namespaces).
+struct FileOverlay {
+    std::string host_file;
+    std::string guest_path;
+};
+
 struct LaunchOptions {
     std::string executable; // already resolved (resolve_executable)
     std::vector<std::string> argv;
@@ -31,6 +37,8 @@ struct LaunchOptions {
     // Replay: the guest gets stand-ins for these descriptors above 2 and no other (InheritedDescriptors.h).
     // Null: it inherits hermit's.
     const std::vector<InheritedDescriptor>* stand_ins = nullptr;
+    // Mounted where the guest's path exists and the mount succeeds; the caller checks which did.
+    std::vector<FileOverlay> overlays;
 };
 
 struct LaunchedGuest {

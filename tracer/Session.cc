@@ -1238,6 +1238,7 @@ int Session::run() {
     launch.namespaces = options.namespaces;
     launch.disable_aslr = options.disable_aslr;
     launch.stand_ins = options.stand_ins ? &*options.stand_ins : nullptr;
+    launch.overlays = options.overlays;
 
     std::set<int> trapped;
     std::vector<ConditionalTrap> trapped_conditionally;

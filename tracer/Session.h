@@ -11,6 +11,7 @@
 
 #include "DebugHook.h"
 #include "EventSink.h"
+#include "GuestLauncher.h"
 #include "SchedulePolicy.h"
 #include "SyscallInterceptor.h"
 #include "formats/Recording.h"
@@ -39,6 +40,7 @@ struct SessionOptions {
     bool trap_rdtsc = true; // prctl(PR_SET_TSC, PR_TSC_SIGSEGV)
     // Replay: stand-ins for the recorded inherited descriptors (LaunchOptions::stand_ins); none: hermit's.
     std::optional<std::vector<InheritedDescriptor>> stand_ins;
+    std::vector<FileOverlay> overlays; // LaunchOptions::overlays
 };
 
 class Session {

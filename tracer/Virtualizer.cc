@@ -673,6 +673,10 @@ SyscallDecision Virtualizer::redirect_open(Task& task, const SyscallStop& stop) 
     if (!path || !virt::VirtualFiles::replaced(*path)) {
         return SyscallDecision::pass();
     }
+    if (virt::VirtualFiles::is_random_device(*path) && opens_mounted_random_device(task, *path)) {
+        files_.refresh_random_device();
+        return SyscallDecision::pass();
+    }
     const auto replacement = files_.replacement(*path);
     user_regs_struct registers = task.registers();
     const uint64_t address = (registers.rsp - kRedZoneBytes - replacement->host_path.size() - 1) & ~15ULL;
@@ -688,6 +692,19 @@ SyscallDecision Virtualizer::redirect_open(Task& task, const SyscallStop& stop) 
     path_register = address;
     task.set_registers(registers);
     return SyscallDecision::stop_at_exit();
+}
+
+std::vector<FileOverlay> Virtualizer::file_overlays() {
+    const std::string device = files_.random_device().string();
+    return {{device, "/dev/urandom"}, {device, "/dev/random"}};
+}
+
+bool Virtualizer::opens_mounted_random_device(const Task& task, const std::string& path) {
+    struct stat opened {
+    }, device{};
+    const std::string guest_view = "/proc/" + std::to_string(task.host_tid()) + "/root" + path;
+    return stat(guest_view.c_str(), &opened) == 0 && stat(files_.random_device().c_str(), &device) == 0 &&
+           opened.st_dev == device.st_dev && opened.st_ino == device.st_ino;
 }
 
 void Virtualizer::finish_redirected_open(Task& task) {

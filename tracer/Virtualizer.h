@@ -10,6 +10,7 @@
 // call on_exec() at every PTRACE_EVENT_EXEC stop, and timestamp events with clock().elapsed_ns().
 
 #include "EventSink.h"
+#include "GuestLauncher.h"
 #include "SyscallInterceptor.h"
 #include "TimerSource.h"
 #include "virt/AlarmTimers.h"
@@ -61,6 +62,9 @@ public:
     bool advance_to_next_timer() override;
     bool armed() const override;
 
+    // Files to mount over guest paths when the guest has its own mount namespace (the random devices).
+    std::vector<FileOverlay> file_overlays();
+
     const virt::VirtualClock& clock() const { return clock_; }
     virt::VirtualClock& clock() { return clock_; }
     const HostFacts& host_facts() const { return host_; }
@@ -105,6 +109,8 @@ private:
     void rewrite_stat_result(Task& task, const SyscallStop& stop);
     void rewrite_directory_entries(Task& task, const SyscallStop& stop, int64_t result);
     void finish_redirected_open(Task& task);
+    // The guest's `path` (a random device) is the file file_overlays() mounted over it.
+    bool opens_mounted_random_device(const Task& task, const std::string& path);
     void finish_timerfd_create(Task& task, const SyscallStop& stop, int64_t result);
 
     // A redirected open waiting for its exit stop.
