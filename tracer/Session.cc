@@ -221,6 +221,9 @@ struct Session::State {
         if (debug_hook != nullptr && request == PTRACE_CONT && debug_hook->before_resume(*thread.task)) {
             request = PTRACE_SINGLESTEP;
         }
+        for (SyscallInterceptor* interceptor : interceptors) {
+            interceptor->on_resume(*thread.task);
+        }
         thread.task->flush_registers();
         int signal_number = thread.resume_signal;
         thread.resume_signal = 0;

@@ -94,6 +94,9 @@ public:
     virtual bool handles_faults() const { return false; }
     virtual bool on_fault(Task& /*task*/, int /*signal*/) { return false; }
 
+    // Called before a stopped thread resumes, whatever stopped it.
+    virtual void on_resume(Task& /*task*/) {}
+
     // Called at the PTRACE_EVENT_EXEC stop of a thread that completed an execve (new address space).
     virtual void on_exec(Task& /*task*/) {}
 

@@ -171,6 +171,7 @@ SyscallDecision Virtualizer::on_entry(Task& task, const SyscallStop& stop) {
         // a variable number of times (the scheduler re-probes blocking calls until they can complete).
         return SyscallDecision::pass();
     }
+    vdso_page_.fold(task, clock_);
     clock_.tick();
     spdlog::trace("virtual time {} ns: syscall {} of thread {}", clock_.elapsed_ns(), stop.number,
                   task.tid());
@@ -184,11 +185,17 @@ SyscallDecision Virtualizer::on_entry(Task& task, const SyscallStop& stop) {
 }
 
 void Virtualizer::on_entry_answered_in_front(Task& task, const SyscallStop& stop) {
-    if (virt::StatInTracer::is_stat_syscall(stop.number)) {
-        clock_.tick(); // as on_entry(), without looking at the host's file
+    if (!virt::StatInTracer::is_stat_syscall(stop.number)) {
+        on_entry(task, stop);
         return;
     }
-    on_entry(task, stop);
+    // As on_entry(), without looking at the host's file.
+    vdso_page_.fold(task, clock_);
+    clock_.tick();
+}
+
+void Virtualizer::on_resume(Task& task) {
+    vdso_page_.refresh(task, clock_);
 }
 
 void Virtualizer::on_exit(Task& task, const SyscallStop& stop, int64_t& result) {
@@ -245,6 +252,17 @@ void Virtualizer::on_exec(Task& task) {
     if (const auto vdso = auxv.value(AT_SYSINFO_EHDR)) {
         // Task writes fall back to /proc/<tid>/mem, which can write the read-only vDSO text.
         const auto patched = virt::patch_vdso(task, task, *vdso);
+        std::vector<uint64_t> clock_entries;
+        for (const virt::VdsoFunction& function : virt::vdso_functions(task, *vdso)) {
+            // clock_gettime is an alias of __vdso_clock_gettime.
+            if ((function.name == "__vdso_clock_gettime" || function.name == "clock_gettime") &&
+                function.size >= virt::VdsoClockPage::entry_jump().size() &&
+                std::find(clock_entries.begin(), clock_entries.end(), function.address) ==
+                    clock_entries.end()) {
+                clock_entries.push_back(function.address);
+            }
+        }
+        vdso_page_.on_exec(task.host_pid(), std::move(clock_entries));
         spdlog::debug("vDSO of thread {}: patched {} functions", task.tid(), patched.size());
         if (patched.empty()) {
             spdlog::warn("could not patch the vDSO of thread {}: its clock reads are not virtualized",

@@ -22,6 +22,7 @@
 #include "virt/StatInTracer.h"
 #include "virt/StatRewriter.h"
 #include "virt/TimerFds.h"
+#include "virt/VdsoClockPage.h"
 #include "virt/VirtualClock.h"
 #include "virt/VirtualFiles.h"
 
@@ -51,6 +52,7 @@ public:
     std::vector<ConditionalTrap> conditionally_trapped_syscalls() const override;
     SyscallDecision on_entry(Task& task, const SyscallStop& stop) override;
     void on_entry_answered_in_front(Task& task, const SyscallStop& stop) override;
+    void on_resume(Task& task) override; // the vDSO clock page (VdsoClockPage)
     void on_exit(Task& task, const SyscallStop& stop, int64_t& result) override;
     bool handles_faults() const override { return true; }
     bool on_fault(Task& task, int signal) override;
@@ -124,6 +126,7 @@ private:
     HostFacts host_;
     EventSink* sink_;
     virt::VirtualClock clock_;
+    virt::VdsoClockPage vdso_page_;
     virt::AlarmTimers alarms_{clock_};
     virt::PosixTimers posix_timers_{clock_};
     virt::TimerFds timer_fds_{clock_};
