@@ -70,6 +70,15 @@ TEST_F(RecordReplayTest, ReplayReturnsTheRecordedFileMetadataAfterTheFilesChange
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
 }
 
+TEST_F(RecordReplayTest, ReplayReproducesTheVdsoClockReads) {
+    // The vDSO clock page is not recorded: a replay computes the same values again.
+    ProcessResult recorded = hermit({"record", "start", "--", guest_path("virt_clock_spin"), "300"});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    ProcessResult replayed = hermit({"replay", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+}
+
 TEST_F(RecordReplayTest, ReplaySucceedsAfterTheReadFileIsDeleted) {
     const auto input = directory_ / "deleted.txt";
     std::ofstream(input) << "soon gone";

@@ -109,6 +109,20 @@ TEST(VirtIntegrationTest, UrandomOpensCostOnePtraceStopEach) {
     EXPECT_EQ(again.stdout_text, often.stdout_text);
 }
 
+TEST(VirtIntegrationTest, VdsoClockReadsCostNoStopAndStillAdvanceTheVirtualClock) {
+    const std::string guest = guest_path("virt_clock_spin");
+    const ProcessResult none = run_process({hermit_binary(), "--log=debug", "run", "--", guest, "0"});
+    const ProcessResult many = run_process({hermit_binary(), "--log=debug", "run", "--", guest, "5000"});
+    ASSERT_EQ(none.exit_status, 0) << none.stdout_text << none.stderr_text;
+    ASSERT_EQ(many.exit_status, 0) << many.stdout_text << many.stderr_text;
+    EXPECT_EQ(ptrace_stops(many), ptrace_stops(none)) << many.stderr_text;
+    // Each read advances the clock by one event step (1 us), as a trapped read did; a sleep shows at once.
+    EXPECT_NE(many.stdout_text.find("5000 calls, then 999 spins for 1 ms\n"), std::string::npos)
+        << many.stdout_text;
+    EXPECT_NE(many.stdout_text.find("invalid clock -22\nslept 2 s or more\n"), std::string::npos);
+    EXPECT_EQ(hermit_run({}, {guest, "5000"}).stdout_text, many.stdout_text);
+}
+
 TEST(VirtIntegrationTest, DateFollowsTheEpoch) {
     const ProcessResult a = hermit_run({}, {"date", "-u"});
     const ProcessResult b = hermit_run({}, {"date", "-u"});
