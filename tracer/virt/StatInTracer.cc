@@ -104,6 +104,20 @@ UniqueFd open_path(const UniqueFd& start, const std::string& path, bool follow, 
     return UniqueFd(static_cast<int>(syscall(SYS_openat2, start.get(), path.c_str(), &how, sizeof how)));
 }
 
+// The owner fields of either answer.
+uint32_t& owner_uid(struct stat& status) {
+    return status.st_uid;
+}
+uint32_t& owner_uid(struct statx& status) {
+    return status.stx_uid;
+}
+uint32_t& owner_gid(struct stat& status) {
+    return status.st_gid;
+}
+uint32_t& owner_gid(struct statx& status) {
+    return status.stx_gid;
+}
+
 } // namespace
 
 bool StatInTracer::is_stat_syscall(int number) {
@@ -139,31 +153,32 @@ std::optional<StatInTracer::Answer> StatInTracer::answer(Task& task, const Sysca
         filesystem.f_type == PROC_SUPER_MAGIC) {
         return std::nullopt;
     }
+    Answer answer{call.buffer, {}};
     if (extended) {
         struct statx status {};
         if (statx(target.get(), "", AT_EMPTY_PATH | static_cast<int>(call.flags & AT_STATX_SYNC_TYPE),
                   static_cast<unsigned>(call.mask), &status) != 0) {
             return std::nullopt;
         }
-        const auto ids = ids_.guest_view(task.host_tid(), {status.stx_uid, status.stx_gid});
-        if (!ids) {
+        answer.status = status;
+    } else {
+        struct stat status {};
+        if (fstat(target.get(), &status) != 0) {
             return std::nullopt;
         }
-        status.stx_uid = ids->uid;
-        status.stx_gid = ids->gid;
-        return Answer{call.buffer, status};
+        answer.status = status;
     }
-    struct stat status {};
-    if (fstat(target.get(), &status) != 0) {
-        return std::nullopt;
-    }
-    const auto ids = ids_.guest_view(task.host_tid(), {status.st_uid, status.st_gid});
-    if (!ids) {
-        return std::nullopt;
-    }
-    status.st_uid = ids->uid;
-    status.st_gid = ids->gid;
-    return Answer{call.buffer, status};
+    const bool shown_to_guest = std::visit(
+        [&](auto& status) {
+            const auto ids = ids_.guest_view(task.host_tid(), {owner_uid(status), owner_gid(status)});
+            if (ids) {
+                owner_uid(status) = ids->uid;
+                owner_gid(status) = ids->gid;
+            }
+            return ids.has_value();
+        },
+        answer.status);
+    return shown_to_guest ? std::optional(answer) : std::nullopt;
 }
 
 } // namespace hermit::tracer::virt
