@@ -6,6 +6,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+#include <utility>
+
 namespace hermit::tracer::virt {
 namespace {
 
@@ -136,6 +138,7 @@ void VdsoClockPage::fold(Task& task, VirtualClock& clock) {
     for (; page.folded_calls < calls; page.folded_calls++) {
         clock.tick();
     }
+    page.folded_at_this_stop = true;
 }
 
 void VdsoClockPage::refresh(Task& task, VirtualClock& clock) {
@@ -143,10 +146,15 @@ void VdsoClockPage::refresh(Task& task, VirtualClock& clock) {
         return;
     }
     ProcessPage& page = page_of(task);
+    // The guest runs next: a later fold() must read the counter again.
+    const bool folded = std::exchange(page.folded_at_this_stop, false);
     if (!page.present || page.written_at == clock.elapsed_ns()) {
         return;
     }
-    fold(task, clock);
+    if (!folded) {
+        fold(task, clock);
+        page.folded_at_this_stop = false;
+    }
     PageData data;
     for (int id = 0; id < kClocks; id++) {
         if (const auto value = clock.read(id)) {

@@ -54,6 +54,7 @@ private:
         bool present = false;
         uint64_t written_at = UINT64_MAX; // the clock's elapsed ns when the page was written
         uint64_t folded_calls = 0;        // calls in the page already ticked by fold()
+        bool folded_at_this_stop = false; // fold() read the counter, and the guest has not run since
     };
 
     bool map_page(Task& task, const std::vector<uint64_t>& entries);
