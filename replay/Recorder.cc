@@ -69,9 +69,8 @@ tracer::SyscallDecision Recorder::on_entry(tracer::Task& task, const tracer::Sys
         return file != own_stdout_ && file != own_stderr_;
     };
     if (auto done = GuestFileIo::perform(task, stop, not_own_stdio)) {
-        pending.performed = true;
         pending.memory_writes = std::move(done->outputs);
-        return tracer::SyscallDecision::emulate(done->result);
+        return tracer::SyscallDecision::emulate_outside_input(done->result);
     }
     return replay_treatment(stop.number) == ReplayTreatment::NotRecorded
                ? tracer::SyscallDecision::pass()
@@ -108,11 +107,9 @@ void Recorder::on_event(const Event& event) {
     if (auto* syscall = std::get_if<SyscallEvent>(&recorded.payload)) {
         auto pending = pending_.find(event.tid);
         if (pending != pending_.end() && pending->second.number == syscall->number) {
-            if (pending->second.performed) {
-                syscall->emulated = false;
-            }
             if (!syscall->emulated) {
-                // What the Virtualizer produced is recomputed on replay; only the outside world's is kept.
+                // What hermit computed (the Virtualizer's clock, randomness) is computed again on replay;
+                // only the outside world's answers are kept.
                 syscall->memory_writes = std::move(pending->second.memory_writes);
             }
             stdio = std::move(pending->second.stdio);

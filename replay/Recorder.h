@@ -52,9 +52,6 @@ private:
         // An open the Virtualizer serves from a file it generates (/dev/urandom, ...): replay generates the
         // same file from the seed, so it is not copied.
         bool virtual_file = false;
-        // Done by the recorder at the entry (GuestFileIo): the kernel's result, though the Session reports
-        // it as emulated.
-        bool performed = false;
         std::vector<MemoryWrite> memory_writes;
         std::optional<StdioEvent> stdio;
     };

@@ -243,7 +243,7 @@ tracer::SyscallDecision Replayer::emulate_input(tracer::Task& task, const tracer
 tracer::SyscallDecision Replayer::emulate(tracer::Task& task, const tracer::SyscallStop& stop,
                                           int64_t result) {
     for (tracer::SyscallInterceptor* follower : followers_) {
-        follower->on_entry(task, stop);
+        follower->on_entry_answered_in_front(task, stop);
     }
     return tracer::SyscallDecision::emulate(result);
 }

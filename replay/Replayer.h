@@ -41,7 +41,7 @@ public:
 
     // `reader` (for the recorded files) and `log` must outlive the replayer. `followers` are the
     // interceptors added after the replayer (the Virtualizer): when the replayer emulates a syscall they
-    // are not asked, so it shows them the syscall anyway and ignores their answers, because during
+    // are not asked, so it shows them the syscall anyway (on_entry_answered_in_front), because during
     // recording they saw it (the Virtualizer's clock ticks at every syscall it sees).
     Replayer(const RecordingReader& reader, ReplayLog& log,
              std::vector<tracer::SyscallInterceptor*> followers);

@@ -108,14 +108,19 @@ int enter_namespaces(const ChildPlan& plan) {
     }
     const char hostname[] = "hermit";
     sethostname(hostname, sizeof hostname - 1);
-    return 0;
-}
-
-// In the guest, inside the namespaces: a private mount tree and a /proc that shows namespace pids.
-void prepare_guest_mounts() {
+    // Private first: mounts made in the new namespace must not propagate to the host's.
     if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
         child_fail("making / private");
     }
+    for (const FileOverlay& overlay : plan.options->overlays) {
+        mount(overlay.host_file.c_str(), overlay.guest_path.c_str(), nullptr, MS_BIND, nullptr);
+    }
+    return 0;
+}
+
+// In the guest, inside the namespaces (whose mount tree is private already): a /proc that shows namespace
+// pids.
+void prepare_guest_mounts() {
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
         child_fail("mounting /proc");
     }

@@ -18,6 +18,12 @@
 
 namespace hermit::tracer {
 
+// A file bind-mounted over a path in the guest's mount namespace (only with namespaces).
+struct FileOverlay {
+    std::string host_file;
+    std::string guest_path;
+};
+
 struct LaunchOptions {
     std::string executable; // already resolved (resolve_executable)
     std::vector<std::string> argv;
@@ -35,6 +41,8 @@ struct LaunchOptions {
     // `stdin_offset`. Empty: it inherits hermit's.
     std::string stdin_path;
     uint64_t stdin_offset = 0;
+    // Mounted where the guest's path exists and the mount succeeds; the caller checks which did.
+    std::vector<FileOverlay> overlays;
 };
 
 struct LaunchedGuest {

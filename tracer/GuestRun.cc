@@ -46,6 +46,7 @@ GuestRun::GuestRun(GuestRunSpec spec)
           SessionOptions options = session_options(spec);
           options.trap_cpuid = virtualizer_.host_facts().cpuid_faulting;
           options.trap_rdtsc = virtualizer_.host_facts().tsc_trapping;
+          options.overlays = virtualizer_.file_overlays();
           return options;
       }()) {
     session_.set_schedule_policy(schedule_policy(spec.config));

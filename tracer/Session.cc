@@ -11,6 +11,7 @@
 #include "virt/VirtualClock.h"
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/ptrace.h>
@@ -31,6 +32,36 @@
 namespace hermit::tracer {
 
 namespace {
+
+// With deterministic scheduling one guest thread runs at a time, so the guest needs one CPU; sharing the
+// tracer's spares hermit and the guest a cross-CPU wakeup at each ptrace stop, where they wake each
+// other. On the shared 2-vCPU VM a stop cost 3 to 4 times less pinned (bench/RESULTS.md). The tracing
+// thread's own affinity is restored when the run ends; the guest inherits the pinning at its fork (it sees
+// the virtual CPUs in sched_getaffinity, and may change its own).
+class SharedCpu {
+public:
+    explicit SharedCpu(bool wanted) {
+        const int cpu = sched_getcpu();
+        if (!wanted || cpu < 0 || sched_getaffinity(0, sizeof saved_, &saved_) != 0) {
+            return;
+        }
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        pinned_ = sched_setaffinity(0, sizeof one, &one) == 0;
+    }
+    ~SharedCpu() {
+        if (pinned_) {
+            sched_setaffinity(0, sizeof saved_, &saved_);
+        }
+    }
+    SharedCpu(const SharedCpu&) = delete;
+    SharedCpu& operator=(const SharedCpu&) = delete;
+
+private:
+    cpu_set_t saved_{};
+    bool pinned_ = false;
+};
 
 constexpr long kPtraceOptions = PTRACE_O_TRACESECCOMP | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
                                 PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACEEXEC |
@@ -221,6 +252,9 @@ struct Session::State {
         if (debug_hook != nullptr && request == PTRACE_CONT && debug_hook->before_resume(*thread.task)) {
             request = PTRACE_SINGLESTEP;
         }
+        for (SyscallInterceptor* interceptor : interceptors) {
+            interceptor->on_resume(*thread.task);
+        }
         thread.task->flush_registers();
         int signal_number = thread.resume_signal;
         thread.resume_signal = 0;
@@ -408,7 +442,7 @@ struct Session::State {
             return;
         }
         if (decision.kind == SyscallDecision::Kind::Emulate) {
-            complete_emulated(thread, stop, decision.result);
+            complete_emulated(thread, stop, decision);
         } else if (!thread.exit_interceptors.empty() || !sinks.empty()) {
             thread.awaiting_syscall_exit = true;
             thread.resume_request = PTRACE_SYSCALL;
@@ -464,8 +498,9 @@ struct Session::State {
     }
 
     // Skips the kernel: the guest sees `result` (exit interceptors may still change it).
-    void complete_emulated(Thread& thread, const SyscallStop& stop, int64_t result) {
+    void complete_emulated(Thread& thread, const SyscallStop& stop, const SyscallDecision& decision) {
         Task& task = *thread.task;
+        int64_t result = decision.result;
         for (auto it = thread.exit_interceptors.rbegin(); it != thread.exit_interceptors.rend(); ++it) {
             (*it)->on_exit(task, stop, result);
         }
@@ -474,7 +509,9 @@ struct Session::State {
         emulated.orig_rax = static_cast<uint64_t>(-1);
         emulated.rax = static_cast<uint64_t>(result);
         task.set_registers(emulated);
-        emit(thread, SyscallEvent{stop.number, {stop.args.begin(), stop.args.end()}, result, true, {}});
+        emit(thread,
+             SyscallEvent{
+                 stop.number, {stop.args.begin(), stop.args.end()}, result, !decision.outside_input, {}});
     }
 
     // The syscall would wait: the thread gives up the token and stays stopped at the syscall's entry,
@@ -1238,6 +1275,7 @@ int Session::run() {
     launch.stand_ins = options.stand_ins ? &*options.stand_ins : nullptr;
     launch.stdin_path = options.stdin_path;
     launch.stdin_offset = options.stdin_offset;
+    launch.overlays = options.overlays;
 
     std::set<int> trapped;
     std::vector<ConditionalTrap> trapped_conditionally;
@@ -1266,6 +1304,7 @@ int Session::run() {
     // A guest that closes a pipe hermit writes to must not kill hermit.
     signal(SIGPIPE, SIG_IGN);
 
+    const SharedCpu shared_cpu(options.deterministic_scheduling);
     state.launched = launch_guest(launch, kPtraceOptions);
     state.intermediate_reaped = state.launched.intermediate == 0;
     Thread& initial = state.add_thread(state.launched.guest, ThreadState::Running);

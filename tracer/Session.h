@@ -11,6 +11,7 @@
 
 #include "DebugHook.h"
 #include "EventSink.h"
+#include "GuestLauncher.h"
 #include "SchedulePolicy.h"
 #include "SyscallInterceptor.h"
 #include "formats/Recording.h"
@@ -42,6 +43,7 @@ struct SessionOptions {
     // Replay: the guest's stdin (LaunchOptions::stdin_path); empty: hermit's.
     std::string stdin_path;
     uint64_t stdin_offset = 0;
+    std::vector<FileOverlay> overlays; // LaunchOptions::overlays
 };
 
 class Session {

@@ -42,11 +42,18 @@ struct SyscallDecision {
     // After this syscall the thread gives up the run token (a scheduling point).
     bool yield = false;
     SignalEvent signal{}; // DeliverSignal: number, si_code, sender pid and uid as the guest sees them
+    // Emulate: the interceptor read the result from the outside world (a file, its metadata) instead of
+    // computing it from hermit's own state; a recording keeps it (the event is not marked emulated) because
+    // a replay cannot compute it again.
+    bool outside_input = false;
 
     static SyscallDecision pass() { return {}; }
     static SyscallDecision run() { return {Kind::Run}; }
     static SyscallDecision stop_at_exit() { return {Kind::StopAtExit}; }
     static SyscallDecision emulate(int64_t result) { return {Kind::Emulate, result}; }
+    static SyscallDecision emulate_outside_input(int64_t result) {
+        return {Kind::Emulate, result, false, {}, true};
+    }
     static SyscallDecision retry() { return {Kind::Retry}; }
     static SyscallDecision deliver_signal(const SignalEvent& signal) {
         return {Kind::DeliverSignal, 0, false, signal};
@@ -71,6 +78,11 @@ public:
     // unconditional trap of the same syscall wins, so on_entry() must still expect the other calls.
     virtual std::vector<ConditionalTrap> conditionally_trapped_syscalls() const { return {}; }
     virtual SyscallDecision on_entry(Task& task, const SyscallStop& stop) = 0;
+    // An interceptor in front (the replayer) answered this syscall from its recording, so on_entry() is not
+    // asked: update what seeing the syscall updates (the Virtualizer's clock) as during the recording, but
+    // act on nothing outside (the guest's memory holds the recorded answer). By default on_entry(), whose
+    // answer is ignored.
+    virtual void on_entry_answered_in_front(Task& task, const SyscallStop& stop) { on_entry(task, stop); }
     // `result` is the raw return value (negative errno); an interceptor may change it.
     virtual void on_exit(Task& /*task*/, const SyscallStop& /*stop*/, int64_t& /*result*/) {}
 
@@ -81,6 +93,9 @@ public:
     // past it) and the signal must be suppressed; false passes it on (a real crash is delivered as usual).
     virtual bool handles_faults() const { return false; }
     virtual bool on_fault(Task& /*task*/, int /*signal*/) { return false; }
+
+    // Called before a stopped thread resumes, whatever stopped it.
+    virtual void on_resume(Task& /*task*/) {}
 
     // Called at the PTRACE_EVENT_EXEC stop of a thread that completed an execve (new address space).
     virtual void on_exec(Task& /*task*/) {}

@@ -66,11 +66,6 @@ template <typename T> SyscallDecision write_result(Task& task, uint64_t address,
     return task.write_value(address, value) ? emulated(0) : failed(EFAULT);
 }
 
-bool is_stat_syscall(int number) {
-    return number == SYS_stat || number == SYS_fstat || number == SYS_lstat || number == SYS_newfstatat ||
-           number == SYS_statx;
-}
-
 bool is_open_syscall(int number) {
     return number == SYS_open || number == SYS_openat || number == SYS_openat2;
 }
@@ -99,7 +94,8 @@ unsigned long long& argument_register(user_regs_struct& registers, int index) {
 
 } // namespace
 
-// The stat family and getdents64 are not in the table: they run in the kernel and are rewritten at exit.
+// The stat family (emulate_stat, or rewritten at exit when the tracer cannot answer it exactly) and
+// getdents64 (rewritten at exit) are not in the table.
 const std::map<int, Virtualizer::Emulation>& Virtualizer::emulations() {
     static const std::map<int, Emulation> table = {
         {SYS_clock_gettime, &Virtualizer::emulate_clock_gettime},
@@ -163,7 +159,8 @@ std::vector<ConditionalTrap> Virtualizer::conditionally_trapped_syscalls() const
 }
 
 SyscallDecision Virtualizer::on_entry(Task& task, const SyscallStop& stop) {
-    const bool rewritten_at_exit = is_stat_syscall(stop.number) || stop.number == SYS_getdents64;
+    const bool rewritten_at_exit =
+        virt::StatInTracer::is_stat_syscall(stop.number) || stop.number == SYS_getdents64;
     const auto row = emulations().find(stop.number);
     // Opens for writing reach here only when another interceptor traps every open: like untrapped ones,
     // they must not move the clock.
@@ -174,13 +171,31 @@ SyscallDecision Virtualizer::on_entry(Task& task, const SyscallStop& stop) {
         // a variable number of times (the scheduler re-probes blocking calls until they can complete).
         return SyscallDecision::pass();
     }
+    vdso_page_.fold(task, clock_);
     clock_.tick();
     spdlog::trace("virtual time {} ns: syscall {} of thread {}", clock_.elapsed_ns(), stop.number,
                   task.tid());
+    if (virt::StatInTracer::is_stat_syscall(stop.number)) {
+        return emulate_stat(task, stop);
+    }
     if (rewritten_at_exit) {
         return SyscallDecision::stop_at_exit();
     }
     return (this->*(row->second))(task, stop);
+}
+
+void Virtualizer::on_entry_answered_in_front(Task& task, const SyscallStop& stop) {
+    if (!virt::StatInTracer::is_stat_syscall(stop.number)) {
+        on_entry(task, stop);
+        return;
+    }
+    // As on_entry(), without looking at the host's file.
+    vdso_page_.fold(task, clock_);
+    clock_.tick();
+}
+
+void Virtualizer::on_resume(Task& task) {
+    vdso_page_.refresh(task, clock_);
 }
 
 void Virtualizer::on_exit(Task& task, const SyscallStop& stop, int64_t& result) {
@@ -195,7 +210,7 @@ void Virtualizer::on_exit(Task& task, const SyscallStop& stop, int64_t& result) 
     if (result < 0) {
         return;
     }
-    if (is_stat_syscall(stop.number)) {
+    if (virt::StatInTracer::is_stat_syscall(stop.number)) {
         rewrite_stat_result(task, stop);
     } else if (stop.number == SYS_getdents64) {
         rewrite_directory_entries(task, stop, result);
@@ -237,6 +252,17 @@ void Virtualizer::on_exec(Task& task) {
     if (const auto vdso = auxv.value(AT_SYSINFO_EHDR)) {
         // Task writes fall back to /proc/<tid>/mem, which can write the read-only vDSO text.
         const auto patched = virt::patch_vdso(task, task, *vdso);
+        std::vector<uint64_t> clock_entries;
+        for (const virt::VdsoFunction& function : virt::vdso_functions(task, *vdso)) {
+            // clock_gettime is an alias of __vdso_clock_gettime.
+            if ((function.name == "__vdso_clock_gettime" || function.name == "clock_gettime") &&
+                function.size >= virt::VdsoClockPage::entry_jump().size() &&
+                std::find(clock_entries.begin(), clock_entries.end(), function.address) ==
+                    clock_entries.end()) {
+                clock_entries.push_back(function.address);
+            }
+        }
+        vdso_page_.on_exec(task.host_pid(), std::move(clock_entries));
         spdlog::debug("vDSO of thread {}: patched {} functions", task.tid(), patched.size());
         if (patched.empty()) {
             spdlog::warn("could not patch the vDSO of thread {}: its clock reads are not virtualized",
@@ -665,6 +691,10 @@ SyscallDecision Virtualizer::redirect_open(Task& task, const SyscallStop& stop) 
     if (!path || !virt::VirtualFiles::replaced(*path)) {
         return SyscallDecision::pass();
     }
+    if (virt::VirtualFiles::is_random_device(*path) && opens_mounted_random_device(task, *path)) {
+        files_.refresh_random_device();
+        return SyscallDecision::pass();
+    }
     const auto replacement = files_.replacement(*path);
     user_regs_struct registers = task.registers();
     const uint64_t address = (registers.rsp - kRedZoneBytes - replacement->host_path.size() - 1) & ~15ULL;
@@ -680,6 +710,19 @@ SyscallDecision Virtualizer::redirect_open(Task& task, const SyscallStop& stop) 
     path_register = address;
     task.set_registers(registers);
     return SyscallDecision::stop_at_exit();
+}
+
+std::vector<FileOverlay> Virtualizer::file_overlays() {
+    const std::string device = files_.random_device().string();
+    return {{device, "/dev/urandom"}, {device, "/dev/random"}};
+}
+
+bool Virtualizer::opens_mounted_random_device(const Task& task, const std::string& path) {
+    struct stat opened {
+    }, device{};
+    const std::string guest_view = "/proc/" + std::to_string(task.host_tid()) + "/root" + path;
+    return stat(guest_view.c_str(), &opened) == 0 && stat(files_.random_device().c_str(), &device) == 0 &&
+           opened.st_dev == device.st_dev && opened.st_ino == device.st_ino;
 }
 
 void Virtualizer::finish_redirected_open(Task& task) {
@@ -699,6 +742,21 @@ void Virtualizer::finish_redirected_open(Task& task) {
         seek_guest_descriptor(task.host_pid(), static_cast<int>(guest_fd), pending->second.start_offset);
     }
     pending_opens_.erase(pending);
+}
+
+SyscallDecision Virtualizer::emulate_stat(Task& task, const SyscallStop& stop) {
+    auto answer = stat_in_tracer_.answer(task, stop);
+    if (!answer) {
+        return SyscallDecision::stop_at_exit(); // rewrite_stat_result
+    }
+    const bool written = std::visit(
+        [&](auto& status) {
+            stat_rewriter_.rewrite(status);
+            return task.write_value(answer->address, status);
+        },
+        answer->status);
+    // An unwritable buffer: the kernel tells the guest (EFAULT), from the exit-stop path.
+    return written ? SyscallDecision::emulate_outside_input(0) : SyscallDecision::stop_at_exit();
 }
 
 void Virtualizer::rewrite_stat_result(Task& task, const SyscallStop& stop) {

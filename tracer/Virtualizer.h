@@ -10,6 +10,7 @@
 // call on_exec() at every PTRACE_EVENT_EXEC stop, and timestamp events with clock().elapsed_ns().
 
 #include "EventSink.h"
+#include "GuestLauncher.h"
 #include "SyscallInterceptor.h"
 #include "TimerSource.h"
 #include "virt/AlarmTimers.h"
@@ -18,8 +19,10 @@
 #include "virt/InodeTable.h"
 #include "virt/InstructionEmulator.h"
 #include "virt/PosixTimers.h"
+#include "virt/StatInTracer.h"
 #include "virt/StatRewriter.h"
 #include "virt/TimerFds.h"
+#include "virt/VdsoClockPage.h"
 #include "virt/VirtualClock.h"
 #include "virt/VirtualFiles.h"
 
@@ -48,6 +51,8 @@ public:
     std::set<int> trapped_syscalls() const override;
     std::vector<ConditionalTrap> conditionally_trapped_syscalls() const override;
     SyscallDecision on_entry(Task& task, const SyscallStop& stop) override;
+    void on_entry_answered_in_front(Task& task, const SyscallStop& stop) override;
+    void on_resume(Task& task) override; // the vDSO clock page (VdsoClockPage)
     void on_exit(Task& task, const SyscallStop& stop, int64_t& result) override;
     bool handles_faults() const override { return true; }
     bool on_fault(Task& task, int signal) override;
@@ -58,6 +63,9 @@ public:
     void fire_due_timers() override;
     bool advance_to_next_timer() override;
     bool armed() const override;
+
+    // Files to mount over guest paths when the guest has its own mount namespace (the random devices).
+    std::vector<FileOverlay> file_overlays();
 
     const virt::VirtualClock& clock() const { return clock_; }
     virt::VirtualClock& clock() { return clock_; }
@@ -94,6 +102,8 @@ private:
     SyscallDecision emulate_timerfd_settime(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_timerfd_gettime(Task& task, const SyscallStop& stop);
     SyscallDecision redirect_open(Task& task, const SyscallStop& stop);
+    // The stat family in one stop (StatInTracer), or a stop at exit for rewrite_stat_result.
+    SyscallDecision emulate_stat(Task& task, const SyscallStop& stop);
 
     // The earliest deadline of any timer on elapsed virtual time.
     std::optional<uint64_t> next_timer_deadline() const;
@@ -101,6 +111,8 @@ private:
     void rewrite_stat_result(Task& task, const SyscallStop& stop);
     void rewrite_directory_entries(Task& task, const SyscallStop& stop, int64_t result);
     void finish_redirected_open(Task& task);
+    // The guest's `path` (a random device) is the file file_overlays() mounted over it.
+    bool opens_mounted_random_device(const Task& task, const std::string& path);
     void finish_timerfd_create(Task& task, const SyscallStop& stop, int64_t result);
 
     // A redirected open waiting for its exit stop.
@@ -114,6 +126,7 @@ private:
     HostFacts host_;
     EventSink* sink_;
     virt::VirtualClock clock_;
+    virt::VdsoClockPage vdso_page_;
     virt::AlarmTimers alarms_{clock_};
     virt::PosixTimers posix_timers_{clock_};
     virt::TimerFds timer_fds_{clock_};
@@ -122,6 +135,7 @@ private:
     virt::InstructionEmulator instructions_;
     virt::InodeTable inodes_;
     virt::StatRewriter stat_rewriter_;
+    virt::StatInTracer stat_in_tracer_;
     virt::VirtualFiles files_;
     std::map<pid_t, PendingOpen> pending_opens_;
 };

@@ -56,6 +56,29 @@ TEST_F(RecordReplayTest, ReplayReproducesTimeRandomFileAndStdin) {
     EXPECT_NE(replayed.stderr_text.find("replay_inputs done"), std::string::npos);
 }
 
+TEST_F(RecordReplayTest, ReplayReturnsTheRecordedFileMetadataAfterTheFilesChanged) {
+    // Most stats are answered by the Virtualizer in the tracer: the recording must still keep their results.
+    const auto tree = directory_ / "tree";
+    std::filesystem::create_directory(tree);
+    ProcessResult recorded = hermit({"record", "start", "--", guest_path("virt_stat"), tree.string()});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    std::filesystem::remove(tree / "f");
+    std::ofstream(tree / "d" / "g") << "longer than before";
+
+    ProcessResult replayed = hermit({"replay", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+}
+
+TEST_F(RecordReplayTest, ReplayReproducesTheVdsoClockReads) {
+    // The vDSO clock page is not recorded: a replay computes the same values again.
+    ProcessResult recorded = hermit({"record", "start", "--", guest_path("virt_clock_spin"), "300"});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    ProcessResult replayed = hermit({"replay", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+}
+
 TEST_F(RecordReplayTest, ReplaySucceedsAfterTheReadFileIsDeleted) {
     const auto input = directory_ / "deleted.txt";
     std::ofstream(input) << "soon gone";

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -25,6 +28,12 @@ std::string line_of(const std::string& text, const std::string& key) {
         return "";
     }
     return text.substr(start + 1, text.find('\n', start + 1) - start - 1);
+}
+
+// The "guest done: N ptrace stops" count of a `hermit --log=debug run`.
+long ptrace_stops(const ProcessResult& run) {
+    const size_t at = run.stderr_text.find("guest done: ");
+    return at == std::string::npos ? -1 : std::stol(run.stderr_text.substr(at + 12));
 }
 
 TEST(VirtIntegrationTest, VirtTimeGuestIsIdenticalAcrossRunsAndDiffersNatively) {
@@ -88,6 +97,32 @@ TEST(VirtIntegrationTest, UrandomOpensReadMegabytesAndDifferFromEachOther) {
     EXPECT_EQ(random.find(urandom), std::string::npos) << run.stdout_text;
 }
 
+TEST(VirtIntegrationTest, UrandomOpensCostOnePtraceStopEach) {
+    // With namespaces the random device file is mounted over /dev/urandom: no stop at the open's exit.
+    const std::string guest = guest_path("replay_urandom");
+    const ProcessResult once = run_process({hermit_binary(), "--log=debug", "run", "--", guest, "1"});
+    const ProcessResult often = run_process({hermit_binary(), "--log=debug", "run", "--", guest, "101"});
+    ASSERT_EQ(once.exit_status, 0) << once.stderr_text;
+    ASSERT_EQ(often.exit_status, 0) << often.stderr_text;
+    EXPECT_EQ(ptrace_stops(often) - ptrace_stops(once), 100) << often.stderr_text;
+    const ProcessResult again = hermit_run({}, {guest, "101"});
+    EXPECT_EQ(again.stdout_text, often.stdout_text);
+}
+
+TEST(VirtIntegrationTest, VdsoClockReadsCostNoStopAndStillAdvanceTheVirtualClock) {
+    const std::string guest = guest_path("virt_clock_spin");
+    const ProcessResult none = run_process({hermit_binary(), "--log=debug", "run", "--", guest, "0"});
+    const ProcessResult many = run_process({hermit_binary(), "--log=debug", "run", "--", guest, "5000"});
+    ASSERT_EQ(none.exit_status, 0) << none.stdout_text << none.stderr_text;
+    ASSERT_EQ(many.exit_status, 0) << many.stdout_text << many.stderr_text;
+    EXPECT_EQ(ptrace_stops(many), ptrace_stops(none)) << many.stderr_text;
+    // Each read advances the clock by one event step (1 us), as a trapped read did; a sleep shows at once.
+    EXPECT_NE(many.stdout_text.find("5000 calls, then 999 spins for 1 ms\n"), std::string::npos)
+        << many.stdout_text;
+    EXPECT_NE(many.stdout_text.find("invalid clock -22\nslept 2 s or more\n"), std::string::npos);
+    EXPECT_EQ(hermit_run({}, {guest, "5000"}).stdout_text, many.stdout_text);
+}
+
 TEST(VirtIntegrationTest, DateFollowsTheEpoch) {
     const ProcessResult a = hermit_run({}, {"date", "-u"});
     const ProcessResult b = hermit_run({}, {"date", "-u"});
@@ -118,6 +153,66 @@ TEST(VirtIntegrationTest, PythonRandomTimePidAndAddressesAreIdentical) {
     const ProcessResult b = hermit_run({}, python);
     ASSERT_EQ(a.exit_status, 0) << a.stderr_text;
     EXPECT_EQ(a.stdout_text, b.stdout_text);
+}
+
+// The lines of `text` without those holding fields hermit virtualizes.
+std::string without_virtual_lines(const std::string& text) {
+    std::string kept;
+    for (size_t start = 0; start < text.size();) {
+        const size_t end = std::min(text.find('\n', start), text.size());
+        const std::string line = text.substr(start, end - start);
+        if (line.find(" virtual: ") == std::string::npos) {
+            kept += line + "\n";
+        }
+        start = end + 1;
+    }
+    return kept;
+}
+
+class StatFlavours : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char pattern[] = "/tmp/hermit-virt-stat-XXXXXX";
+        ASSERT_NE(mkdtemp(pattern), nullptr);
+        directory_ = pattern;
+    }
+    void TearDown() override { std::filesystem::remove_all(directory_); }
+    std::string directory_;
+};
+
+TEST_F(StatFlavours, AreIdenticalAcrossRunsAndMatchTheKernelOutsideVirtualizedFields) {
+    const std::vector<std::string> guest = {guest_path("virt_stat"), directory_};
+    const ProcessResult native = run_process(guest);
+    ASSERT_EQ(native.exit_status, 0) << native.stderr_text;
+    const ProcessResult first = hermit_run({}, guest);
+    ASSERT_EQ(first.exit_status, 0) << first.stderr_text;
+    for (int run = 0; run < 3; ++run) {
+        const ProcessResult again = hermit_run({}, guest);
+        ASSERT_EQ(again.exit_status, 0) << again.stderr_text;
+        EXPECT_EQ(again.stdout_text, first.stdout_text) << "run " << run + 2 << " differs";
+    }
+    // Results, errors, modes, sizes, link counts and owners are the kernel's; so are the statx masks.
+    EXPECT_EQ(without_virtual_lines(first.stdout_text), without_virtual_lines(native.stdout_text));
+    EXPECT_NE(first.stdout_text, native.stdout_text);
+    // Answered in the tracer (relative, descriptor) or by the kernel (".."): one virtual inode per file.
+    EXPECT_NE(first.stdout_text.find("same inode through ..: yes"), std::string::npos) << first.stdout_text;
+    EXPECT_NE(first.stdout_text.find("same inode by descriptor: yes"), std::string::npos);
+    EXPECT_NE(first.stdout_text.find("stat relative virtual: dev 42 ino 4 mtime 946684800.000000000"),
+              std::string::npos);
+    EXPECT_NE(first.stdout_text.find("statx virtual: dev 0:42 ino 4 mtime 946684800 btime 946684800 mnt 1"),
+              std::string::npos);
+}
+
+TEST_F(StatFlavours, StatOfAnExistingFileCostsOnePtraceStop) {
+    const std::string guest = guest_path("virt_stat");
+    std::vector<std::string> debug = {hermit_binary(), "--log=debug", "run", "--", guest, directory_};
+    const ProcessResult without = run_process(debug);
+    debug.push_back("200");
+    const ProcessResult with = run_process(debug);
+    ASSERT_EQ(without.exit_status, 0) << without.stderr_text;
+    ASSERT_EQ(with.exit_status, 0) << with.stderr_text;
+    // Rewritten at its exit, each would cost two.
+    EXPECT_EQ(ptrace_stops(with) - ptrace_stops(without), 200) << with.stderr_text;
 }
 
 } // namespace

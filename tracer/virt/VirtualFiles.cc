@@ -3,15 +3,18 @@
 #include "CpuidTable.h"
 
 #include "formats/Error.h"
+#include "formats/FileIo.h"
 
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <set>
 #include <system_error>
+#include <unistd.h>
 
 namespace hermit::tracer::virt {
 namespace {
@@ -137,8 +140,33 @@ VirtualFiles::Replacement VirtualFiles::next_random_window() {
     return Replacement{random_file_->string(), false, start};
 }
 
+bool VirtualFiles::is_random_device(const std::string& guest_path) {
+    return guest_path == "/dev/urandom" || guest_path == "/dev/random";
+}
+
+const std::filesystem::path& VirtualFiles::random_device() {
+    if (random_device_.empty()) {
+        random_device_ = new_file("random-device", "");
+    }
+    return random_device_;
+}
+
+void VirtualFiles::refresh_random_device() {
+    // Descriptors opened before keep reading this file: what they read next is as deterministic as the
+    // order of the opens and reads, which the scheduler fixes.
+    std::string bytes(random_device_filled_ ? kRandomWindow : kRandomReadable, '\0');
+    random_.fill(bytes.data(), bytes.size());
+    const UniqueFd file(open(random_device().c_str(), O_WRONLY | O_CLOEXEC));
+    if (file.get() < 0 ||
+        pwrite(file.get(), bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
+        throw Error(ErrorCode::TracerInternal, fmt::format("cannot write virtual file {}: {}",
+                                                           random_device_.string(), std::strerror(errno)));
+    }
+    random_device_filled_ = true;
+}
+
 std::optional<VirtualFiles::Replacement> VirtualFiles::replacement(const std::string& guest_path) {
-    if (guest_path == "/dev/urandom" || guest_path == "/dev/random") {
+    if (is_random_device(guest_path)) {
         return next_random_window();
     }
     if (guest_path == "/proc/sys/kernel/random/uuid") {

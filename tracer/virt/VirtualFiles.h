@@ -2,14 +2,19 @@
 // VirtualFiles: stand-ins for files whose contents differ between runs or hosts. When the guest opens one
 // of the paths below for reading, the Virtualizer points the open at a file hermit generated in a private
 // temporary directory instead:
-//   /dev/urandom, /dev/random          guest-data PRNG bytes: each open starts at a fresh 64 KiB window of
-//                                      a shared file and can read at least 4 MiB before end of file
+//   /dev/urandom, /dev/random          guest-data PRNG bytes: each open starts with 64 KiB of fresh bytes
+//                                      and can read at least 4 MiB before end of file
 //   /proc/sys/kernel/random/uuid       a fresh random UUID per open
 //   /proc/sys/kernel/random/boot_id    one UUID per run, from the seed
 //   /proc/uptime                       the virtual uptime (CLOCK_BOOTTIME) and idle time
 //   /proc/cpuinfo                      2 processors of the hermit virtual CPU
 //   /sys/devices/system/cpu/{online,possible,present}   "0-1"
 // Paths match exactly as the guest spelled them (absolute, no symlinks or "..").
+//
+// The random devices cost one ptrace stop per open when the guest has its own mount namespace: then the
+// random device file is mounted over both (GuestLauncher's overlays), and each open by one of these names
+// first refreshes the file's first window (refresh_random_device). A guest without namespaces gets its
+// opens pointed at the shared file instead, each at its own window (a second stop, at the open's exit).
 
 #include "GuestRandom.h"
 #include "VirtualClock.h"
@@ -37,6 +42,14 @@ public:
     VirtualFiles& operator=(const VirtualFiles&) = delete;
 
     static bool replaced(const std::string& guest_path);
+    static bool is_random_device(const std::string& guest_path);
+
+    // The file to mount over the random devices; created empty, filled by the first refresh.
+    const std::filesystem::path& random_device();
+    // Before an open of the mounted random device: fresh bytes for its first kRandomWindow bytes (all
+    // kRandomReadable bytes the first time).
+    void refresh_random_device();
+
     // The file to open instead of `guest_path`, or nullopt when the path is not replaced.
     std::optional<Replacement> replacement(const std::string& guest_path);
 
@@ -63,6 +76,8 @@ private:
     std::optional<std::filesystem::path> random_file_;
     uint64_t random_file_size_ = 0;
     uint64_t random_windows_served_ = 0;
+    std::filesystem::path random_device_;
+    bool random_device_filled_ = false;
 };
 
 } // namespace hermit::tracer::virt

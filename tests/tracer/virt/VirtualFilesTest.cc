@@ -37,6 +37,29 @@ TEST(VirtualFilesTest, UrandomOpensGetFreshWindowsThatAreReproducible) {
         bytes.substr(0, VirtualFiles::kRandomReadable));
 }
 
+TEST(VirtualFilesTest, TheMountedRandomDeviceGetsAFreshWindowPerOpenReproducibly) {
+    VirtualClock clock;
+    GuestRandom random_a(5, GuestRandom::Stream::GuestData);
+    GuestRandom random_b(5, GuestRandom::Stream::GuestData);
+    VirtualFiles files_a(random_a, clock);
+    VirtualFiles files_b(random_b, clock);
+    const std::string device = files_a.random_device().string();
+    EXPECT_EQ(contents(device), "") << "filled at the first open, not before";
+
+    files_a.refresh_random_device();
+    const std::string first = contents(device);
+    ASSERT_EQ(first.size(), VirtualFiles::kRandomReadable);
+    files_a.refresh_random_device();
+    const std::string second = contents(device);
+    ASSERT_EQ(second.size(), VirtualFiles::kRandomReadable);
+    EXPECT_NE(second.substr(0, VirtualFiles::kRandomWindow), first.substr(0, VirtualFiles::kRandomWindow));
+    EXPECT_EQ(second.substr(VirtualFiles::kRandomWindow), first.substr(VirtualFiles::kRandomWindow));
+
+    files_b.refresh_random_device();
+    files_b.refresh_random_device();
+    EXPECT_EQ(contents(files_b.random_device().string()), second) << "the same seed, the same bytes";
+}
+
 TEST(VirtualFilesTest, AFullRandomFileIsReplacedAndRemoved) {
     VirtualClock clock;
     GuestRandom random(5, GuestRandom::Stream::GuestData);
