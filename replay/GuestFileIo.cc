@@ -1,6 +1,7 @@
 #include "GuestFileIo.h"
 
 #include "formats/FileIo.h"
+#include "tracer/virt/GuestPathLookup.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 
 namespace hermit::replay {
 
@@ -59,11 +61,52 @@ GuestFileIo::Done write_from_guest(tracer::Task& task, const tracer::SyscallStop
     return {count < 0 ? -errno : count, {}};
 }
 
+// readlink(path, buffer, size) or readlinkat(dirfd, path, buffer, size): the link found as the guest's
+// kernel would find it, or EINVAL for something found that is not a link (realpath asks about every
+// component); nullopt for anything else, other errors included.
+std::optional<GuestFileIo::Done> read_link(tracer::Task& task, const tracer::SyscallStop& stop) {
+    const bool at_directory = stop.number == SYS_readlinkat;
+    const int dirfd = at_directory ? static_cast<int>(stop.args[0]) : AT_FDCWD;
+    const uint64_t path_address = stop.args[at_directory ? 1 : 0];
+    const uint64_t buffer = stop.args[at_directory ? 2 : 1];
+    const auto size = static_cast<int64_t>(stop.args[at_directory ? 3 : 2]);
+    const auto path = task.read_string(path_address, PATH_MAX);
+    // A trailing slash makes the kernel follow the link: left to it.
+    if (size <= 0 || !path || path->empty() || path->ends_with('/') || path->size() >= PATH_MAX ||
+        !tracer::virt::GuestPathLookup::shares_credentials(task.host_tid())) {
+        return std::nullopt;
+    }
+    const UniqueFd link = tracer::virt::GuestPathLookup::find(task, dirfd, *path, false);
+    struct stat info {};
+    if (link.get() < 0 || fstat(link.get(), &info) != 0) {
+        return std::nullopt;
+    }
+    if (!S_ISLNK(info.st_mode)) {
+        return GuestFileIo::Done{-EINVAL, {}};
+    }
+    std::vector<uint8_t> target(PATH_MAX);
+    const ssize_t length = readlinkat(link.get(), "", reinterpret_cast<char*>(target.data()), target.size());
+    if (length < 0) {
+        return std::nullopt;
+    }
+    // Truncated to the buffer, without a terminating NUL, as the kernel does.
+    target.resize(static_cast<size_t>(std::min<int64_t>(length, size)));
+    if (!task.write(buffer, target.data(), target.size())) {
+        return std::nullopt;
+    }
+    GuestFileIo::Done done{static_cast<int64_t>(target.size()), {}};
+    done.outputs.push_back(MemoryWrite{buffer, std::move(target)});
+    return done;
+}
+
 } // namespace
 
 std::optional<GuestFileIo::Done>
 GuestFileIo::perform(tracer::Task& task, const tracer::SyscallStop& stop,
                      const std::function<bool(const ObjectIdentity&)>& accept) {
+    if (stop.number == SYS_readlink || stop.number == SYS_readlinkat) {
+        return read_link(task, stop);
+    }
     if (!is_file_io(stop.number) || (stop.number != SYS_lseek && stop.args[2] > kMaxTransferBytes)) {
         return std::nullopt;
     }

@@ -1,10 +1,12 @@
 #pragma once
-// GuestFileIo: a guest's read, pread64, write, pwrite64 or lseek on a regular file, done by the tracer at the
-// syscall's entry stop, through a duplicate of the guest's descriptor (pidfd_getfd: the same open file, so
-// the same offset and flags) and the guest's memory. The interceptor then emulates the syscall with the
-// result, so a recorded or replayed file read or write costs one ptrace stop instead of two (entry and
-// exit). Anything else (other syscalls, pipes, sockets, devices, /proc files whose size reads as 0,
-// O_DIRECT, very large transfers) is declined and runs in the kernel as before.
+// GuestFileIo: a guest's read, pread64, write, pwrite64 or lseek on a regular file, done by the tracer at
+// the syscall's entry stop, through a duplicate of the guest's descriptor (pidfd_getfd: the same open file,
+// so the same offset and flags) and the guest's memory; and its readlink or readlinkat, with the link found
+// as the guest's kernel would find it (tracer/virt/GuestPathLookup). The interceptor then emulates the
+// syscall with the result, so a recorded or replayed file read or write, or a recorded readlink, costs one
+// ptrace stop instead of two (entry and exit). Anything else (other syscalls, pipes, sockets, devices,
+// /proc files whose size reads as 0, O_DIRECT, very large transfers, readlink errors and what
+// GuestPathLookup cannot find) is declined and runs in the kernel as before.
 
 #include "GuestDescriptors.h"
 #include "formats/Event.h"

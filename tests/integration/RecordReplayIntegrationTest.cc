@@ -217,6 +217,38 @@ TEST_F(RecordReplayTest, PassedDescriptorsAreTrappedUnconnectedSocketsAreNot) {
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
 }
 
+// readlink is recorded in one stop when hermit can find the link as the guest's kernel would: the answers
+// are the kernel's (as natively), the recording replays them, and 200 readlinks in a loop cost about 200
+// stops, not 400.
+TEST_F(RecordReplayTest, ReadlinkIsRecordedInOneStopWithTheKernelsAnswers) {
+    const auto scratch = directory_ / "links";
+    std::filesystem::create_directory(scratch);
+    const std::vector<std::string> guest = {guest_path("replay_readlink"), scratch.string(), "100"};
+    ProcessResult native = run_process(guest, "", 60);
+    ASSERT_EQ(native.exit_status, 0) << native.stderr_text;
+    EXPECT_NE(native.stdout_text.find("link: 10 the-target\ntruncated: 3 the\nat directory: 10 the-target\n"
+                                      "not a link: Invalid argument\nmissing: No such file or directory\n"
+                                      "trailing slash: Invalid argument\nown executable: found\n"),
+              std::string::npos)
+        << native.stdout_text;
+
+    std::vector<std::string> arguments = {"--log=debug", "record", "start", "--name=links", "--"};
+    arguments.insert(arguments.end(), guest.begin(), guest.end());
+    ProcessResult recorded = hermit(arguments);
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text, native.stdout_text);
+    const size_t at = recorded.stderr_text.find("guest done: ");
+    ASSERT_NE(at, std::string::npos) << recorded.stderr_text;
+    const long stops = std::stol(recorded.stderr_text.substr(at + 12));
+    EXPECT_LT(stops, 300) << recorded.stderr_text;
+
+    std::filesystem::remove_all(scratch);
+    std::filesystem::create_directory(scratch);
+    ProcessResult replayed = hermit({"replay", "links-1", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+}
+
 uint64_t directory_bytes(const std::filesystem::path& directory) {
     uint64_t total = 0;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(directory)) {

@@ -1,18 +1,13 @@
 #pragma once
 // StatInTracer: runs a guest's stat, lstat, fstat, newfstatat or statx in the tracer at the syscall's entry
 // stop, so that the Virtualizer can emulate it with one ptrace stop instead of rewriting the kernel's
-// answer at a second, exit stop. The file is found as the guest's kernel would find it: absolute paths
-// from the guest's root (/proc/<tid>/root, so in the guest's mount namespace), relative ones from its
-// working directory or dirfd, descriptors through pidfd_getfd; owners are shown through the guest's user
-// namespace (GuestIdMap).
+// answer at a second, exit stop. The file is found as the guest's kernel would find it (GuestPathLookup);
+// owners are shown through the guest's user namespace (GuestIdMap).
 //
 // It answers only what it can answer exactly like the kernel. Everything else is left to the kernel (the
 // caller falls back to the exit-stop rewrite): any failure (so every error the guest sees is the kernel's,
 // ENOENT, EACCES, ENOTDIR, EFAULT, EBADF...), flags other than AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH and the
-// statx sync flags, relative paths that leave their directory (".." or absolute symlinks: they would
-// resolve in hermit's mount namespace), magic links, files on /proc (whose answers depend on who asks), and
-// guests whose credentials differ from hermit's. Paths are resolved without hermit's capabilities to
-// override file permissions, so a directory the guest cannot search is not searched for it either.
+// statx sync flags, and whatever GuestPathLookup cannot find.
 
 #include "GuestIdMap.h"
 
