@@ -15,12 +15,17 @@ std::string contents(const std::string& path) {
     return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
 }
 
-TEST(VirtualFilesTest, UrandomOpensGetFreshWindowsThatAreReproducible) {
+// Two VirtualFiles with the same seed, to check that what one serves the other serves too.
+class SameSeedVirtualFiles : public ::testing::Test {
+protected:
     VirtualClock clock;
-    GuestRandom random_a(5, GuestRandom::Stream::GuestData);
-    GuestRandom random_b(5, GuestRandom::Stream::GuestData);
-    VirtualFiles files_a(random_a, clock);
-    VirtualFiles files_b(random_b, clock);
+    GuestRandom random_a{5, GuestRandom::Stream::GuestData};
+    GuestRandom random_b{5, GuestRandom::Stream::GuestData};
+    VirtualFiles files_a{random_a, clock};
+    VirtualFiles files_b{random_b, clock};
+};
+
+TEST_F(SameSeedVirtualFiles, UrandomOpensGetFreshWindowsThatAreReproducible) {
     const auto first = files_a.replacement("/dev/urandom");
     ASSERT_TRUE(first);
     EXPECT_FALSE(first->remove_after_open);
@@ -37,12 +42,7 @@ TEST(VirtualFilesTest, UrandomOpensGetFreshWindowsThatAreReproducible) {
         bytes.substr(0, VirtualFiles::kRandomReadable));
 }
 
-TEST(VirtualFilesTest, TheMountedRandomDeviceGetsAFreshWindowPerOpenReproducibly) {
-    VirtualClock clock;
-    GuestRandom random_a(5, GuestRandom::Stream::GuestData);
-    GuestRandom random_b(5, GuestRandom::Stream::GuestData);
-    VirtualFiles files_a(random_a, clock);
-    VirtualFiles files_b(random_b, clock);
+TEST_F(SameSeedVirtualFiles, TheMountedRandomDeviceGetsAFreshWindowPerOpenReproducibly) {
     const std::string device = files_a.random_device().string();
     EXPECT_EQ(contents(device), "") << "filled at the first open, not before";
 
