@@ -13,8 +13,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <array>
+#include <cerrno>
 #include <filesystem>
 
 namespace hermit::tracer {
@@ -24,26 +24,10 @@ namespace {
 // Syscalls whose result is a new descriptor. fcntl makes one only for F_DUPFD and F_DUPFD_CLOEXEC, and
 // signalfd4 only when given -1 (otherwise it returns the descriptor it was given, already known).
 const std::set<int> kReturnsDescriptor = {
-    SYS_open,
-    SYS_openat,
-    SYS_openat2,
-    SYS_creat,
-    SYS_open_by_handle_at,
-    SYS_accept,
-    SYS_accept4,
-    SYS_dup,
-    SYS_dup2,
-    SYS_dup3,
-    SYS_eventfd,
-    SYS_eventfd2,
-    SYS_signalfd,
-    SYS_signalfd4,
-    SYS_timerfd_create,
-    SYS_inotify_init,
-    SYS_inotify_init1,
-    SYS_fanotify_init,
-    SYS_userfaultfd,
-    SYS_perf_event_open,
+    SYS_open,         SYS_openat,        SYS_openat2,       SYS_creat,       SYS_open_by_handle_at,
+    SYS_accept,       SYS_accept4,       SYS_dup,           SYS_dup2,        SYS_dup3,
+    SYS_eventfd,      SYS_eventfd2,      SYS_signalfd,      SYS_signalfd4,   SYS_timerfd_create,
+    SYS_inotify_init, SYS_inotify_init1, SYS_fanotify_init, SYS_userfaultfd, SYS_perf_event_open,
     SYS_pidfd_getfd,
 };
 
