@@ -59,13 +59,17 @@ void hand_terminal_to_gdb(const std::string& executable, uint16_t port) {
     throw Error(ErrorCode::GdbNotFound);
 }
 
+// A program path as the recorded guest named it, made absolute against its working directory.
+std::string in_recorded_cwd(const RecordingMeta& meta, const std::string& program) {
+    const std::filesystem::path path(program);
+    return (path.is_absolute() || meta.cwd.empty() ? path : std::filesystem::path(meta.cwd) / path).string();
+}
+
 std::string guest_executable(const RecordingMeta& meta) {
     const std::string& name = meta.argv.empty() ? std::string() : meta.argv.front();
     try {
         if (name.find('/') != std::string::npos) {
-            std::filesystem::path path(name);
-            return (path.is_absolute() || meta.cwd.empty() ? path : std::filesystem::path(meta.cwd) / path)
-                .string();
+            return in_recorded_cwd(meta, name);
         }
         return tracer::resolve_executable(name, tracer::search_path_of(meta.env));
     } catch (const Error&) {
@@ -98,11 +102,7 @@ followed_process(const std::vector<Event>& events, int32_t pid, const RecordingM
     for (const Event& event : events) {
         const auto* exec = std::get_if<ExecEvent>(&event.payload);
         if (exec != nullptr && event.pid == pid) {
-            const std::filesystem::path path(exec->path);
-            const std::string program =
-                (path.is_absolute() || meta.cwd.empty() ? path : std::filesystem::path(meta.cwd) / path)
-                    .string();
-            return std::pair{FollowedProcess{pid, true}, program};
+            return std::pair{FollowedProcess{pid, true}, in_recorded_cwd(meta, exec->path)};
         }
     }
     return std::pair{FollowedProcess{pid, false}, program_of_process[pid]};

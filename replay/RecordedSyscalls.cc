@@ -91,6 +91,10 @@ ReplayTreatment replay_treatment(int number) {
     return NotRecorded;
 }
 
+size_t path_argument(int number) {
+    return number == SYS_open || number == SYS_creat || number == SYS_execve ? 0 : 1;
+}
+
 std::set<int> recorded_syscalls() {
     std::set<int> numbers;
     const std::set<int> by_descriptor = descriptor_syscalls();

@@ -37,6 +37,10 @@ enum class ReplayTreatment {
 
 ReplayTreatment replay_treatment(int number);
 
+// The argument of an OpenFile or Execute syscall that holds its path: 0 for those relative to the working
+// directory (open, creat, execve), 1 after the directory descriptor (openat, openat2, execveat).
+size_t path_argument(int number);
+
 // The syscalls that recording and replay trap at every call: every syscall whose treatment is not
 // NotRecorded, except the descriptor_syscalls().
 std::set<int> recorded_syscalls();

@@ -147,7 +147,7 @@ std::vector<MemoryWrite> Recorder::capture_outputs(tracer::Task& task, const tra
 
 bool Recorder::opens_virtual_file(tracer::Task& task, const tracer::SyscallStop& stop) {
     // Seen before the Virtualizer rewrites the path: the guest's own spelling decides, as it does there.
-    auto path = task.read_string(stop.args[stop.number == SYS_open || stop.number == SYS_creat ? 0 : 1]);
+    auto path = task.read_string(stop.args[path_argument(stop.number)]);
     return path && tracer::virt::VirtualFiles::replaced(*path);
 }
 
@@ -172,8 +172,8 @@ void Recorder::copy_opened_file(tracer::Task& task, int64_t result) {
 }
 
 void Recorder::copy_executed_file(tracer::Task& task, const tracer::SyscallStop& stop) {
-    const bool at_cwd = stop.number == SYS_execve;
-    auto guest_path = task.read_string(stop.args[at_cwd ? 0 : 1]);
+    const bool at_cwd = path_argument(stop.number) == 0;
+    auto guest_path = task.read_string(stop.args[path_argument(stop.number)]);
     if (!guest_path) {
         return;
     }

@@ -27,10 +27,6 @@ namespace hermit::replay {
 
 namespace {
 
-// The redirected path is written this far below the guest's stack pointer: past the 128-byte red zone
-// the x86_64 ABI lets leaf functions use without moving rsp.
-constexpr uint64_t kBelowStackPointer = 256;
-
 size_t compared_argument_count(int number, size_t recorded) {
     if (replay_treatment(number) == ReplayTreatment::Execute) {
         // Pointers into the caller's memory (for the first exec, hermit's launcher); the path and the
@@ -248,6 +244,13 @@ tracer::SyscallDecision Replayer::emulate(tracer::Task& task, const tracer::Sysc
     return tracer::SyscallDecision::emulate(result);
 }
 
+std::string Replayer::resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop) const {
+    const size_t argument = path_argument(stop.number);
+    return std::filesystem::weakly_canonical(
+               guest_path_argument(task, stop, argument, argument == 0 ? -1 : 0))
+        .string();
+}
+
 std::string Replayer::guest_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
                                           size_t path_argument, int dirfd_argument) const {
     const int dirfd =
@@ -262,19 +265,13 @@ tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::Sy
         // The open failed when recorded; whatever the file system holds now must not change that.
         return emulate(task, stop, recorded.result);
     }
-    const bool at_cwd = stop.number == SYS_open || stop.number == SYS_creat;
-    const int path_argument = at_cwd ? 0 : 1;
     uint64_t flags = O_CREAT | O_WRONLY | O_TRUNC; // creat
     if (stop.number == SYS_open || stop.number == SYS_openat) {
         flags = stop.args[stop.number == SYS_open ? 1 : 2];
     } else if (stop.number == SYS_openat2) {
         flags = task.read_value<open_how>(stop.args[2]).value_or(open_how{}).flags;
     }
-    // The file the descriptor names, as the recorder named its copy.
-    const std::string absolute =
-        std::filesystem::weakly_canonical(
-            guest_path_argument(task, stop, static_cast<size_t>(path_argument), at_cwd ? -1 : 0))
-            .string();
+    const std::string absolute = resolved_path_argument(task, stop);
     std::optional<std::filesystem::path> replacement;
     if (auto scratch = scratch_files_.find(absolute); scratch != scratch_files_.end()) {
         replacement = scratch->second;
@@ -283,7 +280,7 @@ tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::Sy
     } else {
         replacement = replacement_for(absolute);
     }
-    return redirect_path(task, path_argument, absolute, replacement, pending);
+    return redirect_path(task, stop, absolute, replacement, pending);
 }
 
 bool Replayer::gets_scratch_file(const std::string& absolute_path, uint64_t flags) const {
@@ -312,11 +309,7 @@ const RecordedFile* Replayer::recorded_copy(const std::string& absolute_path) co
 
 tracer::SyscallDecision Replayer::execute_file(tracer::Task& task, const tracer::SyscallStop& stop,
                                                PendingSyscall& pending) {
-    const int path_argument = stop.number == SYS_execve ? 0 : 1;
-    const std::string absolute =
-        std::filesystem::weakly_canonical(guest_path_argument(task, stop, static_cast<size_t>(path_argument),
-                                                              stop.number == SYS_execve ? -1 : 0))
-            .string();
+    const std::string absolute = resolved_path_argument(task, stop);
     std::optional<std::filesystem::path> replacement;
     if (auto scratch = scratch_files_.find(absolute); scratch != scratch_files_.end()) {
         // A program the guest built during the run: the original serves when it is still the same.
@@ -327,10 +320,10 @@ tracer::SyscallDecision Replayer::execute_file(tracer::Task& task, const tracer:
         replacement = replacement_for(absolute);
     }
     if (replacement) {
-        auto guest_path = task.read_string(stop.args[static_cast<size_t>(path_argument)]);
+        auto guest_path = task.read_string(stop.args[path_argument(stop.number)]);
         replacement = executable_copy(*replacement, guest_path ? guest_path->size() : 0);
     }
-    return redirect_path(task, path_argument, absolute, replacement, pending);
+    return redirect_path(task, stop, absolute, replacement, pending);
 }
 
 std::filesystem::path Replayer::executable_copy(const std::filesystem::path& program, size_t path_length) {
@@ -361,7 +354,7 @@ std::filesystem::path Replayer::executable_copy(const std::filesystem::path& pro
     return copy;
 }
 
-tracer::SyscallDecision Replayer::redirect_path(tracer::Task& task, int path_argument,
+tracer::SyscallDecision Replayer::redirect_path(tracer::Task& task, const tracer::SyscallStop& stop,
                                                 const std::string& absolute,
                                                 const std::optional<std::filesystem::path>& replacement,
                                                 PendingSyscall& pending) {
@@ -370,14 +363,14 @@ tracer::SyscallDecision Replayer::redirect_path(tracer::Task& task, int path_arg
     }
     const std::string copy = replacement->string();
     user_regs_struct registers = task.registers();
-    const uint64_t address = (registers.rsp - kBelowStackPointer - copy.size() - 1) & ~uint64_t{15};
+    const uint64_t address = task.scratch_below_stack(copy.size() + 1);
     if (!task.write(address, copy.c_str(), copy.size() + 1)) {
         spdlog::warn("replay: cannot redirect {} to {}", absolute, copy);
         return tracer::SyscallDecision::pass();
     }
     spdlog::debug("replay: {} instead of {}", copy, absolute);
     pending.redirected = true;
-    auto& path_register = path_argument == 0 ? registers.rdi : registers.rsi;
+    auto& path_register = path_argument(stop.number) == 0 ? registers.rdi : registers.rsi;
     pending.original_path_argument = path_register;
     path_register = address;
     task.set_registers(registers);
@@ -392,8 +385,7 @@ void Replayer::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int6
     }
     // The guest must find its own path pointer in the register after the syscall.
     user_regs_struct registers = task.registers();
-    (stop.number == SYS_open || stop.number == SYS_creat || stop.number == SYS_execve ? registers.rdi
-                                                                                      : registers.rsi) =
+    (path_argument(stop.number) == 0 ? registers.rdi : registers.rsi) =
         pending->second.original_path_argument;
     task.set_registers(registers);
 }

@@ -86,6 +86,9 @@ private:
     // The absolute path named by a path argument (relative to the dirfd argument, -1 for the cwd).
     std::string guest_path_argument(tracer::Task& task, const tracer::SyscallStop& stop, size_t path_argument,
                                     int dirfd_argument) const;
+    // The file an open or exec names, symlinks resolved, as the recorder names its copies (from
+    // /proc/<pid>/fd).
+    std::string resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop) const;
     // Whether an open of `absolute_path` gets a private copy: a regular file the guest writes or that the
     // recording copied.
     bool gets_scratch_file(const std::string& absolute_path, uint64_t flags) const;
@@ -100,7 +103,8 @@ private:
     // A copy of `program` for execve whose path has `path_length` characters, when that can be made.
     std::filesystem::path executable_copy(const std::filesystem::path& program, size_t path_length);
     // Points the syscall's path argument at `replacement` (when there is one) until its exit.
-    tracer::SyscallDecision redirect_path(tracer::Task& task, int path_argument, const std::string& absolute,
+    tracer::SyscallDecision redirect_path(tracer::Task& task, const tracer::SyscallStop& stop,
+                                          const std::string& absolute,
                                           const std::optional<std::filesystem::path>& replacement,
                                           PendingSyscall& pending);
     // Keeps the scratch copies in step with an emulated unlink or rename.

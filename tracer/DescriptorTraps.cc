@@ -75,14 +75,14 @@ std::vector<int> descriptors_passed_in(GuestMemory& memory, uint64_t message_add
 } // namespace
 
 DescriptorTraps::DescriptorTraps(std::set<int> syscalls, std::set<int> initial_fds, Policy must_trap)
-    : syscalls_(std::move(syscalls)), initial_fds_(std::move(initial_fds)), must_trap_(std::move(must_trap)) {
+    : syscalls_(std::move(syscalls)), initial_fds_(std::move(initial_fds)), must_trap_(std::move(must_trap)),
+      watched_(kReturnsDescriptor) {
+    watched_.insert(kStoresDescriptors.begin(), kStoresDescriptors.end());
+    watched_.insert(kConnectsSocket.begin(), kConnectsSocket.end());
 }
 
 std::set<int> DescriptorTraps::trapped_syscalls() const {
-    std::set<int> numbers = kReturnsDescriptor;
-    numbers.insert(kStoresDescriptors.begin(), kStoresDescriptors.end());
-    numbers.insert(kConnectsSocket.begin(), kConnectsSocket.end());
-    return numbers;
+    return watched_;
 }
 
 std::vector<ConditionalTrap> DescriptorTraps::conditionally_trapped_syscalls() const {
@@ -99,9 +99,8 @@ std::vector<ConditionalTrap> DescriptorTraps::conditionally_trapped_syscalls() c
 }
 
 SyscallDecision DescriptorTraps::on_entry(Task& /*task*/, const SyscallStop& stop) {
-    const bool makes_descriptors = kReturnsDescriptor.contains(stop.number) ||
-                                   kStoresDescriptors.contains(stop.number) ||
-                                   kConnectsSocket.contains(stop.number) || stop.number == SYS_fcntl;
+    // fcntl reaches here only for F_DUPFD and F_DUPFD_CLOEXEC, unless another interceptor traps it all.
+    const bool makes_descriptors = watched_.contains(stop.number) || stop.number == SYS_fcntl;
     return makes_descriptors ? SyscallDecision::stop_at_exit() : SyscallDecision::pass();
 }
 
@@ -159,10 +158,10 @@ void DescriptorTraps::trap(Task& task, const std::vector<int>& fds) {
         everything ? SeccompFilter(syscalls_) : SeccompFilter::on_descriptors(syscalls_, fds);
     const std::vector<sock_filter>& program = filter.program();
 
-    // The program and its sock_fprog go below the guest's stack pointer, past the red zone.
+    // The sock_fprog header (16 bytes), then the program.
     const uint64_t program_bytes = program.size() * sizeof(sock_filter);
-    const uint64_t program_address = (task.registers().rsp - 256 - program_bytes) & ~uint64_t{15};
-    const uint64_t header_address = program_address - 16;
+    const uint64_t header_address = task.scratch_below_stack(16 + program_bytes);
+    const uint64_t program_address = header_address + 16;
     const sock_fprog header{static_cast<unsigned short>(program.size()),
                             reinterpret_cast<sock_filter*>(program_address)};
     if (!task.write(program_address, program.data(), program_bytes) ||

@@ -53,6 +53,7 @@ private:
     std::set<int> syscalls_;
     std::set<int> initial_fds_;
     Policy must_trap_;
+    std::set<int> watched_; // the syscalls that make descriptors or connect sockets (but fcntl)
     std::map<int32_t, std::set<int>> trapped_; // by guest pid: numbers injected filters trap
     std::set<int32_t> trapping_everything_;    // guest pids past kMaxInjectedDescriptors
 };

@@ -118,6 +118,11 @@ bool Task::write(uint64_t address, const void* buffer, size_t length) {
     return access_proc_mem(host_tid_, address, const_cast<void*>(buffer), length, true);
 }
 
+uint64_t Task::scratch_below_stack(uint64_t bytes) {
+    constexpr uint64_t kBelowStackPointer = 256;
+    return (registers().rsp - kBelowStackPointer - bytes) & ~uint64_t{15};
+}
+
 int64_t Task::inject_syscall(int number, const std::array<uint64_t, 6>& args) {
     const bool at_exit = at_syscall_exit(host_tid_);
     // Signals that come meanwhile stay pending, with their siginfo, until the guest's mask is back: the

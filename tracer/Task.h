@@ -33,6 +33,11 @@ public:
     bool read(uint64_t address, void* buffer, size_t length) override;
     bool write(uint64_t address, const void* buffer, size_t length) override;
 
+    // Where `bytes` of data for a syscall the tracer rewrites or injects can go for the syscall's duration:
+    // 16-byte aligned below the guest's stack pointer, past the 128-byte red zone the x86_64 ABI lets leaf
+    // functions use without moving rsp.
+    uint64_t scratch_below_stack(uint64_t bytes);
+
     // Runs `number(args...)` in the guest from the current syscall-entry (seccomp) or syscall-exit stop,
     // then puts the task back at that stop with its registers, so the guest's own syscall proceeds or
     // returns as before. Signals that come meanwhile stay pending. Returns the raw result.

@@ -37,8 +37,6 @@ constexpr int64_t kNsPerSecond = 1000000000;
 constexpr int64_t kClockTicksPerSecond = 100;
 constexpr uint64_t kVirtualRamBytes = 4ULL << 30;
 constexpr uint64_t kVirtualFreeRamBytes = 3ULL << 30;
-// The x86_64 ABI lets leaf functions use 128 bytes below rsp; a redirected path goes below that.
-constexpr uint64_t kRedZoneBytes = 128;
 
 // Positions a descriptor the guest holds (its duplicate shares the open file, and so the offset).
 void seek_guest_descriptor(pid_t host_pid, int guest_fd, uint64_t offset) {
@@ -697,7 +695,7 @@ SyscallDecision Virtualizer::redirect_open(Task& task, const SyscallStop& stop) 
     }
     const auto replacement = files_.replacement(*path);
     user_regs_struct registers = task.registers();
-    const uint64_t address = (registers.rsp - kRedZoneBytes - replacement->host_path.size() - 1) & ~15ULL;
+    const uint64_t address = task.scratch_below_stack(replacement->host_path.size() + 1);
     if (!task.write(address, replacement->host_path.c_str(), replacement->host_path.size() + 1)) {
         spdlog::warn("cannot redirect the guest's open of {}", *path);
         return SyscallDecision::pass();
