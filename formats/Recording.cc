@@ -55,6 +55,22 @@ size_t estimated_size(const Event& event) {
     return size;
 }
 
+void copy_file_contents(const std::filesystem::path& from, const std::filesystem::path& to,
+                        const std::string& label) {
+    UniqueFd in = open_for_reading(from, label);
+    UniqueFd out = create_private_file(to, label, false);
+    std::vector<uint8_t> buffer(256 * 1024);
+    uint64_t offset = 0;
+    for (;;) {
+        const size_t got = read_at(in.get(), buffer, offset, from, label);
+        if (got == 0) {
+            return;
+        }
+        write_all(out.get(), std::span<const uint8_t>(buffer.data(), got), to, label);
+        offset += got;
+    }
+}
+
 void write_meta_atomically(const std::filesystem::path& directory, const RecordingMeta& meta, bool sync) {
     capnp::MallocMessageBuilder message;
     encode_meta(meta, message.initRoot<schema::RecordingMeta>());
@@ -88,12 +104,21 @@ struct RecordingWriter::State {
     uint64_t events_file_bytes = 0;
     std::vector<FrameLocation> frames;
     EventColumnsBuilder summary;
+    // Files were added since the metadata was last written. The file list reaches the disk before the
+    // next frame, not at every add_file (that rewrote the whole list per copy, O(n^2) over a recording):
+    // a file is added before the events that use it are appended, so every frame on disk finds its files
+    // in the metadata on disk, and a recording whose hermit died replays up to its last frame.
+    bool meta_outdated = false;
 
     std::filesystem::path events_path() const { return directory / kEventsFile; }
 
     void write_pending_frame() {
         if (pending.empty()) {
             return;
+        }
+        if (meta_outdated) {
+            write_meta_atomically(directory, meta, false);
+            meta_outdated = false;
         }
         auto frame = encode_frame(encode_batch(written_events, pending));
         write_all(events_fd.get(), frame, events_path(), meta.id);
@@ -189,29 +214,20 @@ RecordedFile RecordingWriter::add_file(const std::string& guest_path,
     const auto copy_path = files_directory / entry.sha256;
     if (!std::filesystem::exists(copy_path)) {
         create_private_directory(files_directory, state.meta.id);
-        const auto temporary_path = files_directory / (entry.sha256 + ".tmp");
-        {
-            UniqueFd in = open_for_reading(host_path, state.meta.id);
-            UniqueFd out = create_private_file(temporary_path, state.meta.id, false);
-            std::vector<uint8_t> buffer(256 * 1024);
-            uint64_t offset = 0;
-            for (;;) {
-                size_t got = read_at(in.get(), buffer, offset, host_path, state.meta.id);
-                if (got == 0) {
-                    break;
-                }
-                write_all(out.get(), std::span<const uint8_t>(buffer.data(), got), temporary_path,
-                          state.meta.id);
-                offset += got;
-            }
-        }
-        if (::rename(temporary_path.c_str(), copy_path.c_str()) != 0) {
-            throw_io_error(state.meta.id, copy_path, errno);
+        // Written in place, without a temporary and a rename: the metadata lists a copy only once it is
+        // complete (its entry is added below and reaches the disk with the next frame), so a copy cut
+        // short by a crash is never read, and one cut short by an error is removed so that a later
+        // add_file of the same content does not take it for complete.
+        try {
+            copy_file_contents(host_path, copy_path, state.meta.id);
+        } catch (...) {
+            std::error_code ignored;
+            std::filesystem::remove(copy_path, ignored);
+            throw;
         }
     }
     state.meta.files.push_back(entry);
-    // Keep the file list on disk at once so an unfinished recording can still be replayed.
-    write_meta_atomically(state.directory, state.meta, false);
+    state.meta_outdated = true;
     return entry;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The recording directory: metadata plus an event stream. RecordingWriter streams frames while the guest
-// runs (a crash loses at most the frame being built); RecordingReader validates everything it reads and
+// runs (a crash loses at most the frame being built, and the metadata on disk lists every file a written
+// frame uses); RecordingReader validates everything it reads and
 // throws hermit::Error (E031-E034) naming what is wrong.
 
 #include "Error.h"
@@ -85,7 +86,8 @@ public:
     RecordingWriter& operator=(const RecordingWriter&) = delete;
 
     void append(const Event& event);
-    // Copies a file the guest read into files/<sha256> once; returns its entry.
+    // Copies a file the guest read into files/<sha256> once; returns its entry. The metadata on disk
+    // lists it from the next frame written on (add it before appending the events that use it).
     RecordedFile add_file(const std::string& guest_path, const std::filesystem::path& host_path);
     void flush();
     // Writes the last frame and rewrites the metadata with finished = true and the totals.

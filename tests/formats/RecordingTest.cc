@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <optional>
 #include <sys/stat.h>
 
 namespace hermit {
@@ -217,6 +219,67 @@ TEST(Recording, AddFileOfMissingHostFileThrowsIoError) {
     } catch (const Error& error) {
         EXPECT_EQ(error.code(), ErrorCode::RecordingIo);
     }
+}
+
+// What a SIGKILLed hermit leaves is what is on disk while the writer lives: every frame written finds the
+// files its events use in the metadata on disk.
+TEST(Recording, EveryFileAWrittenFrameUsesIsListedOnDisk) {
+    TemporaryDirectory temporary;
+    const auto directory = temporary.path() / "rec";
+    const auto first_input = temporary.path() / "first.txt";
+    const auto second_input = temporary.path() / "second.txt";
+    std::ofstream(first_input) << "first program";
+    std::ofstream(second_input) << "second program";
+    auto append_exec = [](RecordingWriter& writer, uint64_t time, const RecordedFile& file) {
+        writer.append(Event{time, 1, 1, ExecEvent{file.path, {file.path}, file.sha256}});
+    };
+    // Every recorded file a reader of the stream meets, checked against the metadata and the copies.
+    auto expect_files_of_written_frames_listed = [&](size_t expected_execs) {
+        RecordingReader reader(directory);
+        size_t execs = 0;
+        for (const Event& event : reader.read_all()) {
+            const auto* exec = std::get_if<ExecEvent>(&event.payload);
+            if (exec == nullptr) {
+                continue;
+            }
+            ++execs;
+            const auto& files = reader.meta().files;
+            auto listed = std::find_if(files.begin(), files.end(), [&](const RecordedFile& file) {
+                return file.path == exec->path && file.sha256 == exec->sha256;
+            });
+            ASSERT_NE(listed, files.end()) << exec->path << " is used by a written frame but not listed";
+            EXPECT_EQ(sha256_hex_of_file(reader.file_copy(*listed)), exec->sha256);
+        }
+        EXPECT_EQ(execs, expected_execs);
+    };
+
+    std::optional<RecordingWriter> writer(std::in_place, directory, test::sample_meta("killed-1"));
+    append_exec(*writer, 0, writer->add_file("/bin/first", first_input));
+    // Enough events after it to cut the frame while the writer runs on.
+    const auto events = test::many_events(5000);
+    for (const Event& event : events) {
+        writer->append(event);
+    }
+    append_exec(*writer, events.back().time, writer->add_file("/bin/second", second_input));
+    expect_files_of_written_frames_listed(1);
+    // Destroyed without finish(), as when the run throws: its last frame keeps its files too.
+    writer.reset();
+    expect_files_of_written_frames_listed(2);
+}
+
+// Rewriting the whole file list at every copy made a recording O(n^2) in the files it copied.
+TEST(Recording, AddFileWritesTheMetadataWithTheNextFrameNotAtOnce) {
+    TemporaryDirectory temporary;
+    const auto directory = temporary.path() / "rec";
+    const auto input = temporary.path() / "input.txt";
+    std::ofstream(input) << "abc";
+    RecordingWriter writer(directory, test::sample_meta("batched-1"));
+    writer.add_file("/data/a.txt", input);
+    writer.add_file("/data/b.txt", input);
+    EXPECT_TRUE(RecordingReader(directory).meta().files.empty());
+    writer.append(test::every_kind_of_event().front());
+    writer.flush();
+    EXPECT_EQ(RecordingReader(directory).meta().files.size(), 2u);
 }
 
 TEST(Sha256, KnownVectors) {
