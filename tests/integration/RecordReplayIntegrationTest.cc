@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -339,6 +341,42 @@ TEST_F(RecordReplayTest, SignalFromOutsideEndsAPauseOnReplay) {
     ProcessResult replayed = hermit({"replay", "outside-1", "--autopilot"});
     EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+}
+
+// A hermit SIGKILLed mid-run leaves an unfinished recording whose metadata lists every file its written
+// frames use: the guest opens the input often enough to fill a frame (4096 events), says so through the
+// marker, and blocks opening a FIFO nobody writes until the shell kills hermit.
+TEST_F(RecordReplayTest, KilledRecordingListsTheFilesOfItsWrittenFrames) {
+    const auto input = directory_ / "input.txt";
+    const auto marker = directory_ / "frame-written";
+    const auto fifo = directory_ / "never-written";
+    std::ofstream(input) << "read before the kill";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    const std::string guest = "for i in $(seq 1500); do : < \"$1\"; done; echo ready > \"$2\"; : < \"$3\"";
+    const std::string script =
+        "\"$0\" record start --name=killed -- sh -c '" + guest +
+        "' guest \"$1\" \"$2\" \"$3\" & recorder=$!; tries=0;"
+        " while [ ! -s \"$2\" ] && [ $tries -lt 3000 ]; do sleep 0.01; tries=$((tries+1)); done;"
+        " kill -KILL $recorder; wait $recorder";
+    ProcessResult killed =
+        run_process({"sh", "-c", script, hermit_binary(), input.string(), marker.string(), fifo.string()}, "",
+                    120, {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    ASSERT_EQ(killed.exit_status, 128 + SIGKILL) << killed.stderr_text;
+
+    ProcessResult info = hermit({"record", "info", "killed-1"});
+    ASSERT_EQ(info.exit_status, 0) << info.stderr_text;
+    EXPECT_NE(info.stdout_text.find("unfinished"), std::string::npos) << info.stdout_text;
+    const size_t events_at = info.stdout_text.find("\nEvents ");
+    ASSERT_NE(events_at, std::string::npos) << info.stdout_text;
+    EXPECT_GE(std::stoull(info.stdout_text.substr(events_at + 8)), 4096u) << info.stdout_text;
+    const std::string digest = "sha256 ";
+    const size_t listed = info.stdout_text.find("  " + input.string() + " (");
+    ASSERT_NE(listed, std::string::npos) << "the input is used by a written frame but not listed\n"
+                                         << info.stdout_text;
+    const size_t digest_at = info.stdout_text.find(digest, listed) + digest.size();
+    std::ifstream copy(data_dir_ / "killed-1" / "files" / info.stdout_text.substr(digest_at, 64));
+    EXPECT_EQ(std::string((std::istreambuf_iterator<char>(copy)), std::istreambuf_iterator<char>()),
+              "read before the kill");
 }
 
 TEST_F(RecordReplayTest, DumpPrintsOneIndexedLinePerEvent) {
