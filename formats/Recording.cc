@@ -107,7 +107,7 @@ struct RecordingWriter::State {
     // Files were added since the metadata was last written. The file list reaches the disk before the
     // next frame, not at every add_file (that rewrote the whole list per copy, O(n^2) over a recording):
     // a file is added before the events that use it are appended, so every frame on disk finds its files
-    // in the metadata on disk, and a recording whose hermit died replays up to its last frame.
+    // in the metadata on disk, and a recording whose hermit died keeps the files of its last frame.
     bool meta_outdated = false;
 
     std::filesystem::path events_path() const { return directory / kEventsFile; }
