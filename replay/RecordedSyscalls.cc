@@ -106,6 +106,10 @@ std::set<int> recorded_syscalls() {
     return numbers;
 }
 
+std::set<int> notifiable_recorded_syscalls() {
+    return {SYS_stat, SYS_fstat, SYS_lstat, SYS_newfstatat, SYS_statx, SYS_readlink, SYS_readlinkat};
+}
+
 std::set<int> descriptor_syscalls() {
     return {SYS_read,  SYS_pread64, SYS_readv,    SYS_preadv, SYS_preadv2,
             SYS_write, SYS_writev,  SYS_pwrite64, SYS_lseek};

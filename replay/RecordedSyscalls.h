@@ -45,6 +45,11 @@ size_t path_argument(int number);
 // NotRecorded, except the descriptor_syscalls().
 std::set<int> recorded_syscalls();
 
+// The recorded syscalls whose entry the recorder and the replayer handle without a ptrace stop (read from
+// a seccomp notification): the stat family, which the Virtualizer answers, and readlink, which the
+// recorder performs itself (GuestFileIo).
+std::set<int> notifiable_recorded_syscalls();
+
 // Reads, writes and seeks: trapped only on descriptors that must_trap_descriptor(); on the others (the
 // program's own regular files) they run at native speed in the recording and again in the replay, which
 // gives the guest a copy of the same file (see Recorder and Replayer).

@@ -54,6 +54,10 @@ std::set<int> Recorder::trapped_syscalls() const {
     return recorded_syscalls();
 }
 
+std::set<int> Recorder::notifiable_syscalls() const {
+    return notifiable_recorded_syscalls();
+}
+
 tracer::SyscallDecision Recorder::on_entry(tracer::Task& task, const tracer::SyscallStop& stop) {
     PendingSyscall& pending = pending_[task.tid()];
     pending = PendingSyscall{};

@@ -107,6 +107,14 @@ std::set<int> Replayer::trapped_syscalls() const {
     return recorded_syscalls();
 }
 
+std::set<int> Replayer::notifiable_syscalls() const {
+    return notifiable_recorded_syscalls();
+}
+
+bool Replayer::answers_without_stop(tracer::Task& /*task*/) const {
+    return !stop_index_;
+}
+
 void Replayer::stop_at_event(uint64_t event_index, StopHandler handler) {
     stop_index_ = event_index;
     stop_handler_ = std::move(handler);

@@ -13,6 +13,7 @@
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -88,6 +89,63 @@ void die_with_parent(pid_t expected_parent) {
     }
 }
 
+// Child side, after the tracer seized the guest: installs the notifying filter and hands its listener to
+// the tracer over `channel`, with one byte ('l' with the descriptor, 'n' without). A kernel without
+// killable notification waits (before 5.19) or a listener already on this process (hermit under hermit)
+// leaves the tracer without one: then those syscalls take the ptrace way.
+void hand_over_listener(const SeccompFilter& notifying, int channel) {
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        child_fail("PR_SET_NO_NEW_PRIVS");
+    }
+    const int listener = notifying.install_with_listener();
+    char tag = listener >= 0 ? 'l' : 'n';
+    iovec payload{&tag, 1};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr message{};
+    message.msg_iov = &payload;
+    message.msg_iovlen = 1;
+    if (listener >= 0) {
+        message.msg_control = control;
+        message.msg_controllen = sizeof control;
+        cmsghdr* header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(header), &listener, sizeof(int));
+    }
+    while (sendmsg(channel, &message, MSG_NOSIGNAL) < 0) {
+        if (errno != EINTR) {
+            child_fail("handing the seccomp listener to the tracer");
+        }
+    }
+    if (listener >= 0) {
+        close(listener);
+    }
+}
+
+// Tracer side of hand_over_listener: the listener, or an invalid descriptor.
+UniqueFd receive_listener(int channel) {
+    char tag = 0;
+    iovec payload{&tag, 1};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr message{};
+    message.msg_iov = &payload;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    ssize_t count;
+    while ((count = recvmsg(channel, &message, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+    }
+    const cmsghdr* header = count == 1 ? CMSG_FIRSTHDR(&message) : nullptr;
+    if (header == nullptr || header->cmsg_type != SCM_RIGHTS) {
+        spdlog::debug("no seccomp listener: every trapped syscall is a ptrace stop");
+        return UniqueFd{};
+    }
+    int listener = -1;
+    std::memcpy(&listener, CMSG_DATA(header), sizeof(int));
+    return UniqueFd(listener);
+}
+
 void reset_signals() {
     sigset_t none;
     sigemptyset(&none);
@@ -136,6 +194,9 @@ void prepare_guest_mounts() {
         if (go != 'g') {
             _exit(125);
         }
+    }
+    if (options.notifying_filter != nullptr) {
+        hand_over_listener(*options.notifying_filter, go_fd);
     }
     close(go_fd);
     if (options.stand_ins != nullptr) {
@@ -220,8 +281,10 @@ LaunchedGuest start(const LaunchOptions& options, long ptrace_options) {
     const bool traced = options.filter != nullptr;
     ChildPlan plan{&options, c_strings(options.argv), c_strings(options.env),
                    "0 " + std::to_string(getuid()) + " 1", "0 " + std::to_string(getgid()) + " 1"};
+    // The go channel is a socket so that the guest can send the seccomp listener back through it.
     int report_pipe[2], go_pipe[2];
-    if (pipe2(report_pipe, O_CLOEXEC) != 0 || pipe2(go_pipe, O_CLOEXEC) != 0) {
+    if (pipe2(report_pipe, O_CLOEXEC) != 0 ||
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go_pipe) != 0) {
         throw Error(ErrorCode::TracerInternal, std::string("pipe: ") + std::strerror(errno));
     }
     pid_t tracer = getpid();
@@ -251,7 +314,7 @@ LaunchedGuest start(const LaunchOptions& options, long ptrace_options) {
         spdlog::warn("cannot create namespaces ({}); running the guest without them",
                      std::strerror(report.namespace_errno));
     }
-    LaunchedGuest launched{report.guest, report.in_namespaces ? child : 0, report.in_namespaces != 0};
+    LaunchedGuest launched{report.guest, report.in_namespaces ? child : 0, report.in_namespaces != 0, {}};
     if (traced && ptrace(PTRACE_SEIZE, launched.guest, nullptr, ptrace_options) != 0) {
         int error = errno;
         kill(child, SIGKILL);
@@ -266,6 +329,9 @@ LaunchedGuest start(const LaunchOptions& options, long ptrace_options) {
         // without a reader would raise SIGPIPE in hermit.
         const char go = 'g';
         write_all(go_pipe[1], &go, 1);
+        if (options.notifying_filter != nullptr) {
+            launched.notifications = receive_listener(go_pipe[1]);
+        }
     }
     close(go_pipe[1]);
     return launched;

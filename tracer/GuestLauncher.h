@@ -9,6 +9,7 @@
 // PDEATHSIG) -> the whole pid namespace dies with its pid 1. PTRACE_O_EXITKILL covers the traced tree.
 
 #include "SeccompFilter.h"
+#include "formats/FileIo.h"
 #include "formats/Recording.h"
 
 #include <sys/types.h>
@@ -34,6 +35,8 @@ struct LaunchOptions {
     bool trap_cpuid = false; // the caller checked that an interceptor emulates the faults
     bool trap_rdtsc = false;
     const SeccompFilter* filter = nullptr; // null: no seccomp and no ptrace (--namespace-only)
+    // Stacked on `filter` with a listener for the tracer (SeccompFilter::notifying); null: none.
+    const SeccompFilter* notifying_filter = nullptr;
     // Replay: the guest gets stand-ins for these descriptors above 2 and no other (InheritedDescriptors.h).
     // Null: it inherits hermit's.
     const std::vector<InheritedDescriptor>* stand_ins = nullptr;
@@ -49,6 +52,8 @@ struct LaunchedGuest {
     pid_t guest = 0;        // host pid of the guest program
     pid_t intermediate = 0; // host pid of the namespace holder, 0 without namespaces
     bool in_namespaces = false;
+    // The listener of options.notifying_filter; invalid without one.
+    UniqueFd notifications;
 };
 
 // Forks and starts the guest. When options.filter is set the guest is PTRACE_SEIZEd with

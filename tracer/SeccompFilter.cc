@@ -8,6 +8,7 @@
 #include <seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -108,10 +109,50 @@ SeccompFilter SeccompFilter::on_descriptors(const std::set<int>& syscalls, const
     return filter;
 }
 
+SeccompFilter SeccompFilter::notifying(const std::set<int>& syscalls) {
+    if (syscalls.size() > 200) {
+        throw Error(ErrorCode::TracerInternal, "too many syscalls for one filter");
+    }
+    const auto syscall_count = static_cast<uint8_t>(syscalls.size());
+    // Instruction indexes: 0 load arch, 1 check it, 2 load nr, then the syscall checks, a jump to ALLOW,
+    // the load and check of each half of args[5], USER_NOTIF, ALLOW.
+    const uint8_t load_marker = 3 + syscall_count + 1;
+    const uint8_t notify = load_marker + 4;
+    const uint8_t allow = notify + 1;
+    SeccompFilter filter;
+    std::vector<sock_filter>& program = filter.program_;
+    auto offset_to = [&](uint8_t target) { return static_cast<uint8_t>(target - program.size() - 1); };
+    program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
+    program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, offset_to(allow)));
+    program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
+    for (int number : syscalls) {
+        program.push_back(
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(number), offset_to(load_marker), 0));
+    }
+    program.push_back(BPF_STMT(BPF_JMP | BPF_JA | BPF_K, offset_to(allow)));
+    program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[5])));
+    program.push_back(
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(kRetraceMarker), 0, offset_to(notify)));
+    program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[5]) + 4));
+    program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(kRetraceMarker >> 32),
+                               offset_to(allow), 0));
+    program.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF));
+    program.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    return filter;
+}
+
 bool SeccompFilter::install() const {
     sock_fprog program{static_cast<unsigned short>(program_.size()),
                        const_cast<sock_filter*>(program_.data())};
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+}
+
+int SeccompFilter::install_with_listener() const {
+    sock_fprog program{static_cast<unsigned short>(program_.size()),
+                       const_cast<sock_filter*>(program_.data())};
+    return static_cast<int>(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                                    SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+                                    &program));
 }
 
 } // namespace hermit::tracer

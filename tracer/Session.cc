@@ -4,6 +4,7 @@
 #include "GuestLauncher.h"
 #include "ProcFs.h"
 #include "SeccompFilter.h"
+#include "SyscallNotifications.h"
 #include "Task.h"
 #include "TimerSource.h"
 #include "WaitPredictor.h"
@@ -11,10 +12,12 @@
 #include "virt/VirtualClock.h"
 
 #include <linux/futex.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/ptrace.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -152,6 +155,22 @@ enum class ThreadState {
     Exiting,      // past PTRACE_EVENT_EXIT, waiting to be reaped
 };
 
+// What the interceptors decided at a syscall's entry.
+struct EntryDecision {
+    SyscallDecision decision = SyscallDecision::run();
+    bool decided = false;
+    bool yield_requested = false;
+};
+
+// A syscall entry seen as a seccomp notification that needs a ptrace stop after all
+// (tracer/SyscallNotifications.h): the thread runs it again with the marker in r9.
+struct NotifiedEntry {
+    uint64_t r9 = 0; // the guest's, restored at the seccomp stop
+    bool marked = false;
+    // What the interceptors decided at the notification; none when they were not asked yet.
+    std::optional<EntryDecision> entry;
+};
+
 // The tracer's bookkeeping for one guest thread.
 struct Thread {
     std::unique_ptr<Task> task;
@@ -175,6 +194,9 @@ struct Thread {
     std::optional<SignalEvent> sent_signal;
     SyscallStop syscall;
     std::vector<SyscallInterceptor*> exit_interceptors;
+    std::optional<NotifiedEntry> notified;
+    // r9 holds SeccompFilter::kRetraceMarker instead of this, the guest's value (see on_seccomp_stop).
+    std::optional<uint64_t> guest_r9;
     // Blocked detection of the token holder.
     int64_t resumed_at_ns = 0;
     bool spin_warned = false;
@@ -211,6 +233,11 @@ struct Session::State {
     // Every wait status handled: the tracer's main cost (a stop is a round trip through the kernel and
     // two context switches), reported at the end so benchmarks can compare runs independently of load.
     uint64_t stop_count = 0;
+    // Syscalls answered from a seccomp notification, without a ptrace stop.
+    uint64_t notification_count = 0;
+    SyscallNotifications notifications;
+    std::set<int> notified_syscalls;
+    UniqueFd signals; // signalfd of wait_signals
     pid_t holder = 0; // host tid of the thread holding the run token, 0 when nobody runs
     int64_t check_interval_ns = kFirstCheckNs;
     int all_blocked_rounds = 0;
@@ -382,7 +409,18 @@ struct Session::State {
     // ---- stop handlers ----
     void on_seccomp_stop(Thread& thread) {
         Task& task = *thread.task;
-        const SyscallStop stop = syscall_stop_of(task.registers());
+        SyscallStop stop = syscall_stop_of(task.registers());
+        if (std::optional<NotifiedEntry> notified = std::exchange(thread.notified, std::nullopt);
+            notified && stop.args[5] == SeccompFilter::kRetraceMarker) {
+            // The notified syscall again, now at a ptrace stop. The marker stays in r9 until the kernel's
+            // second look at a traced syscall (its seccomp recheck) is past.
+            thread.guest_r9 = notified->r9;
+            stop.args[5] = notified->r9;
+            if (notified->entry) {
+                finish_entry(thread, stop, *notified->entry);
+                return;
+            }
+        }
 
         if (emulate_signal_to_namespace_init(thread, stop)) {
             return;
@@ -400,17 +438,15 @@ struct Session::State {
             send_outside_signal(thread, stop, signal);
             return;
         }
-        SyscallDecision decision = SyscallDecision::run();
-        bool decided = false;
-        bool yield_requested = false;
+        finish_entry(thread, stop, ask_interceptors(thread, stop));
+    }
+
+    EntryDecision ask_interceptors(Thread& thread, const SyscallStop& stop) {
+        EntryDecision entry;
         thread.exit_interceptors.clear();
         for (SyscallInterceptor* interceptor : interceptors) {
-            SyscallDecision answer = interceptor->on_entry(task, stop);
-            yield_requested |= answer.yield;
-            if (answer.kind == SyscallDecision::Kind::DeliverSignal) {
-                send_outside_signal(thread, stop, answer.signal);
-                return;
-            }
+            SyscallDecision answer = interceptor->on_entry(*thread.task, stop);
+            entry.yield_requested |= answer.yield;
             if (answer.kind == SyscallDecision::Kind::Pass) {
                 continue;
             }
@@ -418,16 +454,27 @@ struct Session::State {
                 thread.exit_interceptors.push_back(interceptor);
                 continue;
             }
-            decision = answer;
-            decided = true;
+            entry.decision = answer;
+            entry.decided = true;
             break;
+        }
+        return entry;
+    }
+
+    // Carries out what the interceptors decided, the thread being at the syscall's seccomp stop.
+    void finish_entry(Thread& thread, const SyscallStop& stop, const EntryDecision& entry) {
+        Task& task = *thread.task;
+        SyscallDecision decision = entry.decision;
+        if (decision.kind == SyscallDecision::Kind::DeliverSignal) {
+            send_outside_signal(thread, stop, decision.signal);
+            return;
         }
         thread.syscall = stop;
         thread.resume_request = PTRACE_CONT;
         const bool wait_in_kernel = std::exchange(thread.wait_in_kernel, false);
         const bool waits_now =
             decision.kind == SyscallDecision::Kind::Retry ||
-            (!decided && deterministic() && !wait_in_kernel && waits.would_wait(task, stop));
+            (!entry.decided && deterministic() && !wait_in_kernel && waits.would_wait(task, stop));
         std::optional<int64_t> timeout =
             waits_now && virtual_clock != nullptr && decision.kind != SyscallDecision::Kind::Retry
                 ? WaitPredictor::timeout_ns(task, stop, *virtual_clock)
@@ -443,15 +490,66 @@ struct Session::State {
         }
         if (decision.kind == SyscallDecision::Kind::Emulate) {
             complete_emulated(thread, stop, decision);
-        } else if (!thread.exit_interceptors.empty() || !sinks.empty()) {
+        } else if (!thread.exit_interceptors.empty() || !sinks.empty() || thread.guest_r9) {
             thread.awaiting_syscall_exit = true;
             thread.resume_request = PTRACE_SYSCALL;
         }
-        if (yield_requested) {
+        if (entry.yield_requested) {
             yield(thread, ScheduleEvent::Reason::Yield);
         } else {
             keep_running(thread);
         }
+    }
+
+    // A notified syscall (tracer/SyscallNotifications.h): answered here when the interceptors emulate it
+    // and nothing else is due at its entry; otherwise brought to a ptrace stop, where finish_entry() or
+    // on_seccomp_stop() takes it over.
+    void on_notification() {
+        const std::optional<SyscallNotifications::Notification> notification = notifications.receive();
+        if (!notification) {
+            return;
+        }
+        Thread* thread = find(notification->host_tid);
+        if (thread == nullptr || killing) {
+            notifications.run_in_kernel(notification->id);
+            return;
+        }
+        const SyscallStop& stop = notification->stop;
+        std::optional<EntryDecision> entry;
+        const bool all_answer =
+            std::all_of(interceptors.begin(), interceptors.end(), [&](SyscallInterceptor* interceptor) {
+                return interceptor->answers_without_stop(*thread->task);
+            });
+        if (all_answer && thread->outside_signals.empty() && !thread->sent_signal) {
+            entry = ask_interceptors(*thread, stop);
+            if (entry->decision.kind == SyscallDecision::Kind::Emulate && !entry->yield_requested) {
+                ++notification_count;
+                thread->syscall = stop;
+                const int64_t result = emulated_result(*thread, stop, entry->decision);
+                if (notifications.answer(notification->id, result)) {
+                    emit_emulated(*thread, stop, entry->decision, result);
+                }
+                return;
+            }
+        }
+        thread->notified = NotifiedEntry{stop.args[5], false, entry};
+        // The interrupt first: its pending stop is what turns the restart error into a restart.
+        ptrace(PTRACE_INTERRUPT, thread->task->host_tid(), nullptr, nullptr);
+        notifications.restart_at_ptrace_stop(notification->id);
+    }
+
+    // The interrupt stop of a notified syscall that needs a ptrace stop: the marker makes its restart stop.
+    bool mark_notified_restart(Thread& thread) {
+        if (!thread.notified || thread.notified->marked) {
+            return false;
+        }
+
+        thread.notified->marked = true;
+        user_regs_struct marked = thread.task->registers();
+        marked.r9 = SeccompFilter::kRetraceMarker;
+        thread.task->set_registers(marked);
+        resume(thread);
+        return true;
     }
 
     // Sends `signal` to the thread stopped at the entry of `stop`. The syscall is skipped and the thread's
@@ -460,6 +558,7 @@ struct Session::State {
     // stop restores the guest-visible siginfo (on_signal_stop).
     void send_outside_signal(Thread& thread, const SyscallStop& stop, const SignalEvent& signal) {
         Task& task = *thread.task;
+        restore_guest_r9(thread);
         if (stop.number != SYS_pause && stop.number != SYS_rt_sigsuspend) {
             user_regs_struct again = task.registers();
             again.orig_rax = static_cast<uint64_t>(-1);
@@ -500,15 +599,27 @@ struct Session::State {
     // Skips the kernel: the guest sees `result` (exit interceptors may still change it).
     void complete_emulated(Thread& thread, const SyscallStop& stop, const SyscallDecision& decision) {
         Task& task = *thread.task;
-        int64_t result = decision.result;
-        for (auto it = thread.exit_interceptors.rbegin(); it != thread.exit_interceptors.rend(); ++it) {
-            (*it)->on_exit(task, stop, result);
-        }
+        const int64_t result = emulated_result(thread, stop, decision);
         // orig_rax = -1 makes the kernel skip the syscall and leave rax, the guest's result, alone.
         user_regs_struct emulated = task.registers();
         emulated.orig_rax = static_cast<uint64_t>(-1);
         emulated.rax = static_cast<uint64_t>(result);
+        emulated.r9 = thread.guest_r9.value_or(emulated.r9); // a skipped syscall is not checked again
+        thread.guest_r9.reset();
         task.set_registers(emulated);
+        emit_emulated(thread, stop, decision, result);
+    }
+
+    int64_t emulated_result(Thread& thread, const SyscallStop& stop, const SyscallDecision& decision) {
+        int64_t result = decision.result;
+        for (auto it = thread.exit_interceptors.rbegin(); it != thread.exit_interceptors.rend(); ++it) {
+            (*it)->on_exit(*thread.task, stop, result);
+        }
+        return result;
+    }
+
+    void emit_emulated(Thread& thread, const SyscallStop& stop, const SyscallDecision& decision,
+                       int64_t result) {
         emit(thread,
              SyscallEvent{
                  stop.number, {stop.args.begin(), stop.args.end()}, result, !decision.outside_input, {}});
@@ -526,7 +637,16 @@ struct Session::State {
         yield(thread, ScheduleEvent::Reason::Blocked, ThreadState::Waiting);
     }
 
+    void restore_guest_r9(Thread& thread) {
+        if (const std::optional<uint64_t> r9 = std::exchange(thread.guest_r9, std::nullopt)) {
+            user_regs_struct restored = thread.task->registers();
+            restored.r9 = *r9;
+            thread.task->set_registers(restored);
+        }
+    }
+
     void on_syscall_exit_stop(Thread& thread) {
+        restore_guest_r9(thread);
         thread.resume_request = PTRACE_CONT;
         if (!thread.awaiting_syscall_exit) {
             keep_running(thread);
@@ -789,6 +909,9 @@ struct Session::State {
     }
 
     void on_interrupt_stop(Thread& thread) {
+        if (mark_notified_restart(thread)) {
+            return;
+        }
         if (thread.state == ThreadState::Starting) {
             on_first_stop(thread.task->host_tid(), 0);
             return;
@@ -1031,25 +1154,42 @@ struct Session::State {
                 intermediate_reaped = true;
                 return std::nullopt;
             }
-            siginfo_t info{};
-            int received;
-            if (timeout_ns < 0) {
-                received = sigwaitinfo(&wait_signals, &info);
-            } else {
-                int64_t remaining = std::max<int64_t>(deadline - monotonic_ns(), 0);
-                timespec timeout{static_cast<time_t>(remaining / 1'000'000'000),
-                                 static_cast<long>(remaining % 1'000'000'000)};
-                received = sigtimedwait(&wait_signals, &info, &timeout);
+            const int64_t remaining = timeout_ns < 0 ? -1 : std::max<int64_t>(deadline - monotonic_ns(), 0);
+            if (!wait_for_wakeup(remaining)) {
+                return std::nullopt; // timed out, or a termination signal came
             }
-            if (received == SIGCHLD || (received < 0 && errno == EINTR)) {
-                continue;
-            }
-            if (received > 0) {
-                termination_signal = received;
-                return std::nullopt;
-            }
-            return std::nullopt; // timed out
         }
+    }
+
+    // Sleeps until a thread stops (SIGCHLD) or a notified syscall is answered, then true; false once a
+    // termination signal comes or `timeout_ns` (negative: none) passes.
+    bool wait_for_wakeup(int64_t timeout_ns) {
+        pollfd sources[2] = {{signals.get(), POLLIN, 0}, {notifications.descriptor(), POLLIN, 0}};
+        const nfds_t count = notifications.active() ? 2 : 1;
+        timespec timeout{static_cast<time_t>(timeout_ns / 1'000'000'000),
+                         static_cast<long>(timeout_ns % 1'000'000'000)};
+        const int ready = ppoll(sources, count, timeout_ns < 0 ? nullptr : &timeout, nullptr);
+        if (ready < 0) {
+            return true; // EINTR: look again
+        }
+        if (ready == 0) {
+            return false;
+        }
+        if (count == 2 && (sources[1].revents & POLLIN) != 0) {
+            on_notification();
+            return true;
+        }
+        if (count == 2 && sources[1].revents != 0) {
+            notifications = SyscallNotifications{}; // no guest process is left to notify
+            return true;
+        }
+        signalfd_siginfo info{};
+        while (read(signals.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+            if (info.ssi_signo != SIGCHLD) {
+                termination_signal = static_cast<int>(info.ssi_signo);
+            }
+        }
+        return termination_signal == 0;
     }
 
     // The token holder has not stopped for a while: find out whether it is blocked in the kernel.
@@ -1067,7 +1207,11 @@ struct Session::State {
             }
         }
         char state = procfs::thread_state(host_tid);
-        if (state == 'S' && procfs::current_syscall(host_tid)) {
+        const std::optional<long> current = procfs::current_syscall(host_tid);
+        if (current && notified_syscalls.contains(static_cast<int>(*current))) {
+            return; // it waits for its notification to be answered, which is the tracer's next job
+        }
+        if (state == 'S' && current) {
             thread->interrupt_requested = true;
             ptrace(PTRACE_INTERRUPT, host_tid, nullptr, nullptr);
             return;
@@ -1146,6 +1290,35 @@ struct Session::State {
             }
             ptrace(PTRACE_CONT, host_tid, nullptr, 0);
         }
+    }
+
+    // The trapped syscalls that every interceptor trapping them can answer from a notification. None under
+    // a debugger, whose single steps and breakpoints expect every trapped syscall to stop.
+    std::set<int> notifiable_syscalls(const std::set<int>& trapped,
+                                      const std::vector<ConditionalTrap>& conditional) const {
+        std::set<int> notifiable;
+        if (debug_hook != nullptr) {
+            return notifiable;
+        }
+        for (SyscallInterceptor* interceptor : interceptors) {
+            for (int number : interceptor->notifiable_syscalls()) {
+                notifiable.insert(number);
+            }
+        }
+        std::erase_if(notifiable, [&](int number) {
+            const bool trapped_conditionally =
+                std::any_of(conditional.begin(), conditional.end(),
+                            [&](const ConditionalTrap& trap) { return trap.number == number; });
+            const bool all_can =
+                std::all_of(interceptors.begin(), interceptors.end(), [&](SyscallInterceptor* interceptor) {
+                    const std::set<int> wanted = interceptor->trapped_syscalls();
+                    return (!wanted.contains(number) && !wanted.contains(SyscallInterceptor::kAllSyscalls)) ||
+                           interceptor->notifiable_syscalls().contains(number);
+                });
+            return !trapped.contains(number) || trapped_conditionally ||
+                   kSchedulerSyscalls.contains(number) || !all_can;
+        });
+        return notifiable;
     }
 
     void event_loop() {
@@ -1294,18 +1467,29 @@ int Session::run() {
     launch.trap_rdtsc = options.trap_rdtsc && state.faults_enabled;
     SeccompFilter filter(trapped, trapped_conditionally);
     launch.filter = &filter;
+    state.notified_syscalls = state.notifiable_syscalls(trapped, trapped_conditionally);
+    const SeccompFilter notifying = SeccompFilter::notifying(state.notified_syscalls);
+    if (!state.notified_syscalls.empty()) {
+        launch.notifying_filter = &notifying;
+    }
 
-    // Stops arrive as SIGCHLD and termination requests as signals: both are taken with sigtimedwait.
+    // Stops arrive as SIGCHLD and termination requests as signals: both are read from a signalfd.
     sigemptyset(&state.wait_signals);
     for (int signal_number : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) {
         sigaddset(&state.wait_signals, signal_number);
     }
     sigprocmask(SIG_BLOCK, &state.wait_signals, &state.saved_mask);
+    state.signals = UniqueFd(signalfd(-1, &state.wait_signals, SFD_NONBLOCK | SFD_CLOEXEC));
+    if (state.signals.get() < 0) {
+        sigprocmask(SIG_SETMASK, &state.saved_mask, nullptr);
+        throw Error(ErrorCode::TracerInternal, std::string("signalfd: ") + std::strerror(errno));
+    }
     // A guest that closes a pipe hermit writes to must not kill hermit.
     signal(SIGPIPE, SIG_IGN);
 
     const SharedCpu shared_cpu(options.deterministic_scheduling);
     state.launched = launch_guest(launch, kPtraceOptions);
+    state.notifications = SyscallNotifications(std::move(state.launched.notifications));
     state.intermediate_reaped = state.launched.intermediate == 0;
     Thread& initial = state.add_thread(state.launched.guest, ThreadState::Running);
     state.emit(initial, ThreadStartEvent{0, true});
@@ -1321,7 +1505,8 @@ int Session::run() {
         throw;
     }
     sigprocmask(SIG_SETMASK, &state.saved_mask, nullptr);
-    spdlog::debug("guest done: {} ptrace stops, {} events", state.stop_count, state.event_count);
+    spdlog::debug("guest done: {} ptrace stops, {} notifications, {} events", state.stop_count,
+                  state.notification_count, state.event_count);
     if (state.termination_signal != 0) {
         return 128 + state.termination_signal;
     }

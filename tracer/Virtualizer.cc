@@ -146,6 +146,14 @@ std::set<int> Virtualizer::trapped_syscalls() const {
     return numbers;
 }
 
+std::set<int> Virtualizer::notifiable_syscalls() const {
+    return {SYS_stat, SYS_fstat, SYS_lstat, SYS_newfstatat, SYS_statx};
+}
+
+bool Virtualizer::answers_without_stop(Task& task) const {
+    return !vdso_page_.maps_at_next_fold(task.host_pid());
+}
+
 // Only read-only opens can be redirected to a virtual file, and the filter can tell them apart: opens
 // for writing (a third of git's, for example) then cost no stop.
 std::vector<ConditionalTrap> Virtualizer::conditionally_trapped_syscalls() const {

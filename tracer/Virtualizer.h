@@ -49,6 +49,10 @@ public:
     explicit Virtualizer(const VirtualizationOptions& options);
 
     std::set<int> trapped_syscalls() const override;
+    // The stat family: StatInTracer answers it from outside the guest.
+    std::set<int> notifiable_syscalls() const override;
+    // Not while the process's vDSO clock page waits for its injected mmap.
+    bool answers_without_stop(Task& task) const override;
     std::vector<ConditionalTrap> conditionally_trapped_syscalls() const override;
     SyscallDecision on_entry(Task& task, const SyscallStop& stop) override;
     void on_entry_answered_in_front(Task& task, const SyscallStop& stop) override;

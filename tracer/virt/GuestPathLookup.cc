@@ -16,25 +16,30 @@ namespace {
 
 // For its lifetime, this thread cannot override file permissions (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH):
 // the guest has the same uid and groups as hermit but maybe not its capabilities.
+// Hermit's capabilities do not change while it runs, so they are read once (a lookup is on the hot path of
+// every stat the guest makes).
 class WithoutPermissionOverride {
 public:
     WithoutPermissionOverride() {
-        if (syscall(SYS_capget, &header_, saved_) != 0) {
+        const Capabilities& own = capabilities();
+        if (!own.known) {
             return;
         }
         constexpr uint32_t kOverrides = (1U << CAP_DAC_OVERRIDE) | (1U << CAP_DAC_READ_SEARCH);
-        if ((saved_[0].effective & kOverrides) == 0) {
+        if ((own.data[0].effective & kOverrides) == 0) {
             dropped_or_absent_ = true;
             return;
         }
-        __user_cap_data_struct reduced[2] = {saved_[0], saved_[1]};
+        __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+        __user_cap_data_struct reduced[2] = {own.data[0], own.data[1]};
         reduced[0].effective &= ~kOverrides;
-        changed_ = syscall(SYS_capset, &header_, reduced) == 0;
+        changed_ = syscall(SYS_capset, &header, reduced) == 0;
         dropped_or_absent_ = changed_;
     }
     ~WithoutPermissionOverride() {
         if (changed_) {
-            syscall(SYS_capset, &header_, saved_);
+            __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+            syscall(SYS_capset, &header, capabilities().data);
         }
     }
     WithoutPermissionOverride(const WithoutPermissionOverride&) = delete;
@@ -43,8 +48,21 @@ public:
     bool holds() const { return dropped_or_absent_; }
 
 private:
-    __user_cap_header_struct header_{_LINUX_CAPABILITY_VERSION_3, 0};
-    __user_cap_data_struct saved_[2]{};
+    struct Capabilities {
+        bool known = false;
+        __user_cap_data_struct data[2]{};
+    };
+
+    static const Capabilities& capabilities() {
+        static const Capabilities own = [] {
+            Capabilities read;
+            __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+            read.known = syscall(SYS_capget, &header, read.data) == 0;
+            return read;
+        }();
+        return own;
+    }
+
     bool changed_ = false;
     bool dropped_or_absent_ = false;
 };
@@ -87,9 +105,11 @@ UniqueFd GuestPathLookup::find(const Task& task, int dirfd, const std::string& p
 }
 
 bool GuestPathLookup::shares_credentials(pid_t host_tid) {
+    static const uid_t own_uid = geteuid();
+    static const gid_t own_gid = getegid();
     struct stat process {};
-    return stat(("/proc/" + std::to_string(host_tid)).c_str(), &process) == 0 &&
-           process.st_uid == geteuid() && process.st_gid == getegid();
+    return stat(("/proc/" + std::to_string(host_tid)).c_str(), &process) == 0 && process.st_uid == own_uid &&
+           process.st_gid == own_gid;
 }
 
 } // namespace hermit::tracer::virt

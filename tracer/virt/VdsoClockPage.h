@@ -45,6 +45,8 @@ public:
     // At the entry stop of a syscall the Virtualizer handles, before its clock tick: maps the page of a
     // process exec'd since, or ticks `clock` once per fast call made since the page was last written.
     void fold(Task& task, VirtualClock& clock);
+    // The process exec'd and its page is mapped at its next fold(), by an injected mmap (a ptrace stop).
+    bool maps_at_next_fold(pid_t host_pid) const { return unmapped_.contains(host_pid); }
     // Before a thread resumes: when `clock` moved since the page of its process was last written (a
     // syscall, a timed wait, a timer, another process), folds and writes the values of `clock`.
     void refresh(Task& task, VirtualClock& clock);
