@@ -24,6 +24,28 @@ struct ContextDeleter {
     void operator()(scmp_filter_ctx context) const { seccomp_release(context); }
 };
 
+// The offset of a jump, appended next, to the instruction at index `target`: it counts from the
+// instruction after the jump.
+uint8_t offset_to(const std::vector<sock_filter>& program, uint8_t target) {
+    return static_cast<uint8_t>(target - program.size() - 1);
+}
+
+// The start of the hand-written filters, kSyscallBranchLength + syscalls.size() instructions: a syscall of
+// another architecture or not in `syscalls` jumps to the instruction at index `allow`, the others go on
+// after it.
+constexpr uint8_t kSyscallBranchLength = 4;
+void branch_on_syscalls(std::vector<sock_filter>& program, const std::set<int>& syscalls, uint8_t allow) {
+    const auto matched = static_cast<uint8_t>(kSyscallBranchLength + syscalls.size());
+    program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
+    program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, offset_to(program, allow)));
+    program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
+    for (int number : syscalls) {
+        program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(number),
+                                   offset_to(program, matched), 0));
+    }
+    program.push_back(BPF_STMT(BPF_JMP | BPF_JA | BPF_K, offset_to(program, allow)));
+}
+
 } // namespace
 
 SeccompFilter::SeccompFilter(const std::set<int>& trapped, const std::vector<ConditionalTrap>& conditional) {
@@ -78,32 +100,20 @@ SeccompFilter SeccompFilter::on_descriptors(const std::set<int>& syscalls, const
     if (syscalls.size() + fds.size() > 200) {
         throw Error(ErrorCode::TracerInternal, "too many syscalls or descriptors for one filter");
     }
-    const auto syscall_count = static_cast<uint8_t>(syscalls.size());
     const auto fd_count = static_cast<uint8_t>(fds.size());
-    // Instruction indexes: 0 load arch, 1 check it, 2 load nr, then the syscall checks, a jump to ALLOW,
-    // the load of args[0], the descriptor checks, a jump to ALLOW, TRACE, ALLOW. A jump's offset counts
-    // from the next instruction.
-    const uint8_t trace = 3 + syscall_count + 2 + fd_count + 1;
+    // After the syscall branch: the load of args[0], the descriptor checks, a jump to ALLOW, TRACE, ALLOW.
+    const uint8_t trace = kSyscallBranchLength + syscalls.size() + 1 + fd_count + 1;
     const uint8_t allow = trace + 1;
     SeccompFilter filter;
     std::vector<sock_filter>& program = filter.program_;
-    auto offset_to = [&](uint8_t target) { return static_cast<uint8_t>(target - program.size() - 1); };
-    program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
-    program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, offset_to(allow)));
-    program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
-    const uint8_t load_fd = 3 + syscall_count + 1;
-    for (int number : syscalls) {
-        program.push_back(
-            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(number), offset_to(load_fd), 0));
-    }
-    program.push_back(BPF_STMT(BPF_JMP | BPF_JA | BPF_K, offset_to(allow)));
+    branch_on_syscalls(program, syscalls, allow);
     // The low half of args[0]: the kernel reads a descriptor argument as an int.
     program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[0])));
     for (int fd : fds) {
         program.push_back(
-            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(fd), offset_to(trace), 0));
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(fd), offset_to(program, trace), 0));
     }
-    program.push_back(BPF_STMT(BPF_JMP | BPF_JA | BPF_K, offset_to(allow)));
+    program.push_back(BPF_STMT(BPF_JMP | BPF_JA | BPF_K, offset_to(program, allow)));
     program.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE));
     program.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
     return filter;
@@ -113,29 +123,18 @@ SeccompFilter SeccompFilter::notifying(const std::set<int>& syscalls) {
     if (syscalls.size() > 200) {
         throw Error(ErrorCode::TracerInternal, "too many syscalls for one filter");
     }
-    const auto syscall_count = static_cast<uint8_t>(syscalls.size());
-    // Instruction indexes: 0 load arch, 1 check it, 2 load nr, then the syscall checks, a jump to ALLOW,
-    // the load and check of each half of args[5], USER_NOTIF, ALLOW.
-    const uint8_t load_marker = 3 + syscall_count + 1;
-    const uint8_t notify = load_marker + 4;
+    // After the syscall branch: the load and check of each half of args[5], USER_NOTIF, ALLOW.
+    const uint8_t notify = kSyscallBranchLength + syscalls.size() + 4;
     const uint8_t allow = notify + 1;
     SeccompFilter filter;
     std::vector<sock_filter>& program = filter.program_;
-    auto offset_to = [&](uint8_t target) { return static_cast<uint8_t>(target - program.size() - 1); };
-    program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
-    program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, offset_to(allow)));
-    program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
-    for (int number : syscalls) {
-        program.push_back(
-            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(number), offset_to(load_marker), 0));
-    }
-    program.push_back(BPF_STMT(BPF_JMP | BPF_JA | BPF_K, offset_to(allow)));
+    branch_on_syscalls(program, syscalls, allow);
     program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[5])));
-    program.push_back(
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(kRetraceMarker), 0, offset_to(notify)));
+    program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(kRetraceMarker), 0,
+                               offset_to(program, notify)));
     program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[5]) + 4));
     program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(kRetraceMarker >> 32),
-                               offset_to(allow), 0));
+                               offset_to(program, allow), 0));
     program.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF));
     program.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
     return filter;
