@@ -165,8 +165,9 @@ tracer::DescriptorTraps recorded_descriptor_traps(const RecordingMeta& meta) {
 }
 
 bool is_system_file(const std::string& absolute_path) {
-    constexpr std::array<std::string_view, 7> kSystemDirectories = {"/usr/",  "/lib/", "/lib64/", "/etc/",
-                                                                    "/proc/", "/sys/", "/dev/"};
+    // /bin and /sbin are links into /usr on most distributions, where `sh -c` and PATH lookups find them.
+    constexpr std::array<std::string_view, 9> kSystemDirectories = {
+        "/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/etc/", "/proc/", "/sys/", "/dev/"};
     return std::any_of(kSystemDirectories.begin(), kSystemDirectories.end(),
                        [&](std::string_view directory) { return absolute_path.starts_with(directory); });
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -410,18 +411,20 @@ struct Session::State {
     void on_seccomp_stop(Thread& thread) {
         Task& task = *thread.task;
         SyscallStop stop = syscall_stop_of(task.registers());
-        if (std::optional<NotifiedEntry> notified = std::exchange(thread.notified, std::nullopt);
-            notified && stop.args[5] == SeccompFilter::kRetraceMarker) {
+        const std::optional<NotifiedEntry> notified = std::exchange(thread.notified, std::nullopt);
+        const bool after_notification = notified && stop.args[5] == SeccompFilter::kRetraceMarker;
+        if (after_notification) {
             // The notified syscall again, now at a ptrace stop. The marker stays in r9 until the kernel's
             // second look at a traced syscall (its seccomp recheck) is past.
             thread.guest_r9 = notified->r9;
-            stop.args[5] = notified->r9;
-            if (notified->entry) {
-                finish_entry(thread, stop, *notified->entry);
-                return;
-            }
         }
-
+        if (thread.guest_r9) {
+            stop.args[5] = *thread.guest_r9; // here, or parked at this entry since
+        }
+        if (after_notification && notified->entry) {
+            finish_entry(thread, stop, *notified->entry);
+            return;
+        }
         if (emulate_signal_to_namespace_init(thread, stop)) {
             return;
         }
@@ -760,6 +763,8 @@ struct Session::State {
         // was parked at, are gone with it.
         thread.held_exit_status.reset();
         thread.entry_deferred = false;
+        thread.notified.reset();
+        thread.guest_r9.reset();
         for (SyscallInterceptor* interceptor : interceptors) {
             interceptor->on_exec(*thread.task);
         }
@@ -1183,10 +1188,13 @@ struct Session::State {
             notifications = SyscallNotifications{}; // no guest process is left to notify
             return true;
         }
-        signalfd_siginfo info{};
-        while (read(signals.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-            if (info.ssi_signo != SIGCHLD) {
-                termination_signal = static_cast<int>(info.ssi_signo);
+        // One read takes every pending signal: there are four in the set, and each is pending once at most.
+        std::array<signalfd_siginfo, 4> received{};
+        const ssize_t bytes = read(signals.get(), received.data(), sizeof received);
+        for (size_t index = 0; bytes > 0 && index < static_cast<size_t>(bytes) / sizeof received[0];
+             ++index) {
+            if (received[index].ssi_signo != SIGCHLD) {
+                termination_signal = static_cast<int>(received[index].ssi_signo);
             }
         }
         return termination_signal == 0;
@@ -1208,7 +1216,7 @@ struct Session::State {
         }
         char state = procfs::thread_state(host_tid);
         const std::optional<long> current = procfs::current_syscall(host_tid);
-        if (current && notified_syscalls.contains(static_cast<int>(*current))) {
+        if (current && !thread->guest_r9 && notified_syscalls.contains(static_cast<int>(*current))) {
             return; // it waits for its notification to be answered, which is the tracer's next job
         }
         if (state == 'S' && current) {

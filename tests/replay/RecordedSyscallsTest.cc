@@ -17,6 +17,18 @@ TEST(RecordedSyscalls, InputsAreEmulatedOpensAndWritesHaveTheirOwnTreatment) {
     EXPECT_EQ(replay_treatment(SYS_futex), ReplayTreatment::NotRecorded);
 }
 
+// What a recording does not copy: the system's directories, /bin and /sbin included (links into /usr on
+// merged-/usr systems, where `sh -c` finds /bin/sh); a name that only starts like one is the program's.
+TEST(RecordedSyscalls, SystemDirectoriesAreNotCopied) {
+    EXPECT_TRUE(is_system_file("/bin/sh"));
+    EXPECT_TRUE(is_system_file("/sbin/ldconfig"));
+    EXPECT_TRUE(is_system_file("/usr/bin/python3"));
+    EXPECT_TRUE(is_system_file("/etc/passwd"));
+    EXPECT_FALSE(is_system_file("/binaries/tool"));
+    EXPECT_FALSE(is_system_file("/tmp/project/a.out"));
+    EXPECT_FALSE(is_system_file("/home/user/bin/tool"));
+}
+
 TEST(RecordedSyscalls, TrappedSetIsExactlyTheRecordedOnes) {
     for (int number : recorded_syscalls()) {
         EXPECT_NE(replay_treatment(number), ReplayTreatment::NotRecorded) << number;
