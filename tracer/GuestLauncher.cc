@@ -281,11 +281,11 @@ LaunchedGuest start(const LaunchOptions& options, long ptrace_options) {
     const bool traced = options.filter != nullptr;
     ChildPlan plan{&options, c_strings(options.argv), c_strings(options.env),
                    "0 " + std::to_string(getuid()) + " 1", "0 " + std::to_string(getgid()) + " 1"};
-    // The go channel is a socket so that the guest can send the seccomp listener back through it.
-    int report_pipe[2], go_pipe[2];
+    // The go channel is a socket pair so that the guest can send its seccomp listener back through it.
+    int report_pipe[2], go_channel[2];
     if (pipe2(report_pipe, O_CLOEXEC) != 0 ||
-        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go_pipe) != 0) {
-        throw Error(ErrorCode::TracerInternal, std::string("pipe: ") + std::strerror(errno));
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go_channel) != 0) {
+        throw Error(ErrorCode::TracerInternal, std::string("launch channels: ") + std::strerror(errno));
     }
     pid_t tracer = getpid();
     pid_t child = fork();
@@ -294,18 +294,18 @@ LaunchedGuest start(const LaunchOptions& options, long ptrace_options) {
     }
     if (child == 0) {
         close(report_pipe[0]);
-        close(go_pipe[1]);
-        run_first_child(plan, tracer, report_pipe[1], go_pipe[0], traced);
+        close(go_channel[1]);
+        run_first_child(plan, tracer, report_pipe[1], go_channel[0], traced);
     }
     close(report_pipe[1]);
-    close(go_pipe[0]);
+    close(go_channel[0]);
     LaunchReport report;
     ssize_t count;
     while ((count = read(report_pipe[0], &report, sizeof report)) < 0 && errno == EINTR) {
     }
     close(report_pipe[0]);
     if (count != static_cast<ssize_t>(sizeof report)) {
-        close(go_pipe[1]);
+        close(go_channel[1]);
         int status = 0;
         waitpid(child, &status, 0);
         throw Error(ErrorCode::NamespaceUnavailable, "the guest's setup process failed");
@@ -319,21 +319,21 @@ LaunchedGuest start(const LaunchOptions& options, long ptrace_options) {
         int error = errno;
         kill(child, SIGKILL);
         kill(launched.guest, SIGKILL);
-        close(go_pipe[1]);
+        close(go_channel[1]);
         int status = 0;
         waitpid(child, &status, 0);
         throw Error(ErrorCode::PtraceUnavailable, std::string("PTRACE_SEIZE: ") + std::strerror(error));
     }
     if (traced) {
-        // An untraced guest does not wait for this and may have exec'd already: writing to a pipe
+        // An untraced guest does not wait for this and may have exec'd already: writing to the channel
         // without a reader would raise SIGPIPE in hermit.
         const char go = 'g';
-        write_all(go_pipe[1], &go, 1);
+        write_all(go_channel[1], &go, 1);
         if (options.notifying_filter != nullptr) {
-            launched.notifications = receive_listener(go_pipe[1]);
+            launched.notifications = receive_listener(go_channel[1]);
         }
     }
-    close(go_pipe[1]);
+    close(go_channel[1]);
     return launched;
 }
 
