@@ -62,8 +62,9 @@ GuestFileIo::Done write_from_guest(tracer::Task& task, const tracer::SyscallStop
 }
 
 // readlink(path, buffer, size) or readlinkat(dirfd, path, buffer, size): the link found as the guest's
-// kernel would find it, or EINVAL for something found that is not a link (realpath asks about every
-// component); nullopt for anything else, other errors included.
+// kernel would find it, EINVAL for something found that is not a link (realpath asks about every
+// component), ENOENT or ENOTDIR for a name that is not there (GuestPathLookup::missing); nullopt for
+// anything else, other errors included.
 std::optional<GuestFileIo::Done> read_link(tracer::Task& task, const tracer::SyscallStop& stop) {
     const bool at_directory = stop.number == SYS_readlinkat;
     const int dirfd = at_directory ? static_cast<int>(stop.args[0]) : AT_FDCWD;
@@ -77,8 +78,12 @@ std::optional<GuestFileIo::Done> read_link(tracer::Task& task, const tracer::Sys
         return std::nullopt;
     }
     const UniqueFd link = tracer::virt::GuestPathLookup::find(task, dirfd, *path, false);
+    if (link.get() < 0) {
+        const int error = tracer::virt::GuestPathLookup::missing(task, dirfd, *path);
+        return error != 0 ? std::optional(GuestFileIo::Done{-error, {}}) : std::nullopt;
+    }
     struct stat info {};
-    if (link.get() < 0 || fstat(link.get(), &info) != 0) {
+    if (fstat(link.get(), &info) != 0) {
         return std::nullopt;
     }
     if (!S_ISLNK(info.st_mode)) {

@@ -755,6 +755,9 @@ SyscallDecision Virtualizer::emulate_stat(Task& task, const SyscallStop& stop) {
     if (!answer) {
         return SyscallDecision::stop_at_exit(); // rewrite_stat_result
     }
+    if (answer->error != 0) {
+        return SyscallDecision::emulate_outside_input(-answer->error);
+    }
     const bool written = std::visit(
         [&](auto& status) {
             stat_rewriter_.rewrite(status);

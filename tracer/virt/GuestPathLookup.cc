@@ -11,6 +11,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <string_view>
+
 namespace hermit::tracer::virt {
 namespace {
 
@@ -77,15 +81,36 @@ UniqueFd lookup_start(const Task& task, int dirfd, bool absolute) {
     return duplicate_guest_descriptor(task.host_pid(), dirfd);
 }
 
-UniqueFd open_path(const UniqueFd& start, const std::string& path, bool follow, bool absolute) {
+UniqueFd open_path(const UniqueFd& start, const std::string& path, uint64_t flags, uint64_t resolve,
+                   bool absolute) {
     open_how how{};
-    how.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
-    how.resolve = RESOLVE_NO_MAGICLINKS | (absolute ? RESOLVE_IN_ROOT : RESOLVE_BENEATH);
+    how.flags = O_PATH | O_CLOEXEC | flags;
+    how.resolve = resolve | (absolute ? RESOLVE_IN_ROOT : RESOLVE_BENEATH);
     const WithoutPermissionOverride guest_permissions;
     if (!guest_permissions.holds()) {
+        errno = EPERM;
         return UniqueFd{};
     }
     return UniqueFd(static_cast<int>(syscall(SYS_openat2, start.get(), path.c_str(), &how, sizeof how)));
+}
+
+bool on_proc(const UniqueFd& file) {
+    struct statfs filesystem {};
+    return fstatfs(file.get(), &filesystem) != 0 || filesystem.f_type == PROC_SUPER_MAGIC;
+}
+
+// Whether the first name of an absolute path is "proc" (a root's ".." is the root itself).
+bool starts_in_proc(const std::string& path) {
+    size_t start = 0;
+    while (start < path.size()) {
+        const size_t end = std::min(path.find('/', start), path.size());
+        const std::string_view name(path.data() + start, end - start);
+        if (!name.empty() && name != "." && name != "..") {
+            return name == "proc";
+        }
+        start = end + 1;
+    }
+    return false;
 }
 
 } // namespace
@@ -94,14 +119,28 @@ UniqueFd GuestPathLookup::find(const Task& task, int dirfd, const std::string& p
     const bool absolute = path.starts_with('/');
     UniqueFd target = lookup_start(task, dirfd, absolute);
     if (!path.empty()) {
-        target = open_path(target, path, follow, absolute);
+        target = open_path(target, path, follow ? 0 : O_NOFOLLOW, RESOLVE_NO_MAGICLINKS, absolute);
     }
-    struct statfs filesystem {};
-    if (target.get() < 0 || fstatfs(target.get(), &filesystem) != 0 ||
-        filesystem.f_type == PROC_SUPER_MAGIC) {
+    if (target.get() < 0 || on_proc(target)) {
         return UniqueFd{};
     }
     return target;
+}
+
+int GuestPathLookup::missing(const Task& task, int dirfd, const std::string& path) {
+    const bool absolute = path.starts_with('/');
+    if (path.empty() || (absolute && starts_in_proc(path))) {
+        return 0;
+    }
+    const UniqueFd start = lookup_start(task, dirfd, absolute);
+    if (start.get() < 0 || on_proc(start)) {
+        return 0;
+    }
+    const UniqueFd found = open_path(start, path, O_NOFOLLOW, RESOLVE_NO_SYMLINKS, absolute);
+    if (found.get() >= 0) {
+        return 0;
+    }
+    return errno == ENOENT || errno == ENOTDIR ? errno : 0;
 }
 
 bool GuestPathLookup::shares_credentials(pid_t host_tid) {

@@ -30,6 +30,12 @@ public:
     // cannot be found here as the kernel would find it.
     static UniqueFd find(const Task& task, int dirfd, const std::string& path, bool follow);
 
+    // ENOENT or ENOTDIR when `path` (as find() takes it) names nothing for the guest: its walk through real
+    // directories, no symlink on the way, stops at a name that is missing or not a directory, a fact of the
+    // file system that the guest's kernel sees the same way. 0 when that cannot be told here (a symlink
+    // on the way, /proc, a directory hermit may not search without its capabilities).
+    static int missing(const Task& task, int dirfd, const std::string& path);
+
     // The guest thread's effective owner and group (those of /proc/<tid>) are hermit's.
     static bool shares_credentials(pid_t host_tid);
 };

@@ -81,7 +81,8 @@ std::optional<StatInTracer::Answer> StatInTracer::answer(Task& task, const Sysca
     const UniqueFd target =
         GuestPathLookup::find(task, call.dirfd, path, (call.flags & AT_SYMLINK_NOFOLLOW) == 0);
     if (target.get() < 0) {
-        return std::nullopt;
+        const int error = GuestPathLookup::missing(task, call.dirfd, path);
+        return error != 0 ? std::optional(Answer{call.buffer, {}, error}) : std::nullopt;
     }
     Answer answer{call.buffer, {}};
     if (extended) {

@@ -1,13 +1,14 @@
 #pragma once
 // StatInTracer: runs a guest's stat, lstat, fstat, newfstatat or statx in the tracer at the syscall's entry
-// stop, so that the Virtualizer can emulate it with one ptrace stop instead of rewriting the kernel's
-// answer at a second, exit stop. The file is found as the guest's kernel would find it (GuestPathLookup);
-// owners are shown through the guest's user namespace (GuestIdMap).
+// (its notification or its entry stop), so that the Virtualizer can emulate it without a stop instead of
+// rewriting the kernel's answer at an exit stop. The file is found as the guest's kernel would find it
+// (GuestPathLookup); owners are shown through the guest's user namespace (GuestIdMap).
 //
 // It answers only what it can answer exactly like the kernel. Everything else is left to the kernel (the
-// caller falls back to the exit-stop rewrite): any failure (so every error the guest sees is the kernel's,
-// ENOENT, EACCES, ENOTDIR, EFAULT, EBADF...), flags other than AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH and the
-// statx sync flags, and whatever GuestPathLookup cannot find.
+// caller falls back to the exit-stop rewrite): failures other than a missing name (ENOENT, ENOTDIR on a
+// walk without symlinks, GuestPathLookup::missing), so EACCES, EFAULT, EBADF... are the kernel's; flags
+// other than AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH and the statx sync flags; whatever GuestPathLookup cannot
+// find.
 
 #include "GuestIdMap.h"
 
@@ -30,6 +31,8 @@ public:
     struct Answer {
         uint64_t address;
         std::variant<struct stat, struct statx> status;
+        // ENOENT or ENOTDIR (GuestPathLookup::missing): the guest sees this failure, status is unused.
+        int error = 0;
     };
 
     static bool is_stat_syscall(int number);
