@@ -546,7 +546,6 @@ struct Session::State {
         if (!thread.notified || thread.notified->marked) {
             return false;
         }
-
         thread.notified->marked = true;
         user_regs_struct marked = thread.task->registers();
         marked.r9 = SeccompFilter::kRetraceMarker;
