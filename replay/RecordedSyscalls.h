@@ -69,8 +69,8 @@ std::vector<int32_t> initially_trapped_descriptors(const std::vector<InheritedDe
 // from the start.
 tracer::DescriptorTraps recorded_descriptor_traps(const RecordingMeta& meta);
 
-// Files under /usr, /bin, /sbin, /lib, /etc, /proc, /sys, /dev belong to the system, not to the program's input and
-// output: the recorder does not copy them and replay opens them as they are.
+// Files under /usr, /bin, /sbin, /lib, /etc, /proc, /sys, /dev belong to the system, not to the program's
+// input and output: the recorder does not copy them and replay opens them as they are.
 bool is_system_file(const std::string& absolute_path);
 
 } // namespace hermit::replay
