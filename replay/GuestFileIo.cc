@@ -63,7 +63,7 @@ GuestFileIo::Done write_from_guest(tracer::Task& task, const tracer::SyscallStop
 
 // readlink(path, buffer, size) or readlinkat(dirfd, path, buffer, size): the link found as the guest's
 // kernel would find it, EINVAL for something found that is not a link (realpath asks about every
-// component), ENOENT or ENOTDIR for a name that is not there (GuestPathLookup::missing); nullopt for
+// component), ENOENT or ENOTDIR for a name that is not there (GuestPathLookup::Found::missing); nullopt for
 // anything else, other errors included.
 std::optional<GuestFileIo::Done> read_link(tracer::Task& task, const tracer::SyscallStop& stop) {
     const bool at_directory = stop.number == SYS_readlinkat;
@@ -77,10 +77,11 @@ std::optional<GuestFileIo::Done> read_link(tracer::Task& task, const tracer::Sys
         !tracer::virt::GuestPathLookup::shares_credentials(task.host_tid())) {
         return std::nullopt;
     }
-    const UniqueFd link = tracer::virt::GuestPathLookup::find(task, dirfd, *path, false);
+    const tracer::virt::GuestPathLookup::Found found =
+        tracer::virt::GuestPathLookup::find(task, dirfd, *path, false);
+    const UniqueFd& link = found.file;
     if (link.get() < 0) {
-        const int error = tracer::virt::GuestPathLookup::missing(task, dirfd, *path);
-        return error != 0 ? std::optional(GuestFileIo::Done{-error, {}}) : std::nullopt;
+        return found.missing != 0 ? std::optional(GuestFileIo::Done{-found.missing, {}}) : std::nullopt;
     }
     struct stat info {};
     if (fstat(link.get(), &info) != 0) {

@@ -1,5 +1,7 @@
 #include "RecordedSyscalls.h"
 
+#include "tracer/virt/StatInTracer.h"
+
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -107,7 +109,9 @@ std::set<int> recorded_syscalls() {
 }
 
 std::set<int> notifiable_recorded_syscalls() {
-    return {SYS_stat, SYS_fstat, SYS_lstat, SYS_newfstatat, SYS_statx, SYS_readlink, SYS_readlinkat};
+    std::set<int> numbers = tracer::virt::StatInTracer::stat_syscalls();
+    numbers.insert({SYS_readlink, SYS_readlinkat});
+    return numbers;
 }
 
 std::set<int> descriptor_syscalls() {

@@ -89,14 +89,11 @@ void die_with_parent(pid_t expected_parent) {
     }
 }
 
-// Child side, after the tracer seized the guest: installs the notifying filter and hands its listener to
-// the tracer over `channel`, with one byte ('l' with the descriptor, 'n' without). A kernel without
-// killable notification waits (before 5.19) or a listener already on this process (hermit under hermit)
-// leaves the tracer without one: then those syscalls take the ptrace way.
+// Child side, after the tracer seized the guest and with PR_SET_NO_NEW_PRIVS set: installs the notifying
+// filter and hands its listener to the tracer over `channel`, with one byte ('l' with the descriptor, 'n'
+// without). A kernel without killable notification waits (before 5.19) or a listener already on this process
+// (hermit under hermit) leaves the tracer without one: then those syscalls take the ptrace way.
 void hand_over_listener(const SeccompFilter& notifying, int channel) {
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-        child_fail("PR_SET_NO_NEW_PRIVS");
-    }
     const int listener = notifying.install_with_listener();
     char tag = listener >= 0 ? 'l' : 'n';
     iovec payload{&tag, 1};
@@ -194,6 +191,10 @@ void prepare_guest_mounts() {
         if (go != 'g') {
             _exit(125);
         }
+        // Both filters need it; set before the first, which is installed here.
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+            child_fail("PR_SET_NO_NEW_PRIVS");
+        }
     }
     if (options.notifying_filter != nullptr) {
         hand_over_listener(*options.notifying_filter, go_fd);
@@ -224,9 +225,6 @@ void prepare_guest_mounts() {
         child_fail("prctl(PR_SET_TSC)");
     }
     if (options.filter != nullptr) {
-        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-            child_fail("PR_SET_NO_NEW_PRIVS");
-        }
         if (!options.filter->install()) {
             child_fail("installing the seccomp filter");
         }

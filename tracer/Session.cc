@@ -166,7 +166,7 @@ struct EntryDecision {
 // A syscall entry seen as a seccomp notification that needs a ptrace stop after all
 // (tracer/SyscallNotifications.h): the thread runs it again with the marker in r9.
 struct NotifiedEntry {
-    uint64_t r9 = 0; // the guest's, restored at the seccomp stop
+    uint64_t r9 = 0; // the guest's, restored once the kernel's seccomp recheck is past (Thread::guest_r9)
     bool marked = false;
     // What the interceptors decided at the notification; none when they were not asked yet.
     std::optional<EntryDecision> entry;

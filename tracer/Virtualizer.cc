@@ -142,12 +142,13 @@ std::set<int> Virtualizer::trapped_syscalls() const {
     }
     numbers.erase(SYS_open);
     numbers.erase(SYS_openat);
-    numbers.insert({SYS_stat, SYS_fstat, SYS_lstat, SYS_newfstatat, SYS_statx, SYS_getdents64});
+    numbers.insert(virt::StatInTracer::stat_syscalls().begin(), virt::StatInTracer::stat_syscalls().end());
+    numbers.insert(SYS_getdents64);
     return numbers;
 }
 
 std::set<int> Virtualizer::notifiable_syscalls() const {
-    return {SYS_stat, SYS_fstat, SYS_lstat, SYS_newfstatat, SYS_statx};
+    return virt::StatInTracer::stat_syscalls();
 }
 
 bool Virtualizer::answers_without_stop(Task& task) const {

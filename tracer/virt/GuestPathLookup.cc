@@ -94,6 +94,7 @@ UniqueFd open_path(const UniqueFd& start, const std::string& path, uint64_t flag
     return UniqueFd(static_cast<int>(syscall(SYS_openat2, start.get(), path.c_str(), &how, sizeof how)));
 }
 
+// On /proc, or not known to be elsewhere.
 bool on_proc(const UniqueFd& file) {
     struct statfs filesystem {};
     return fstatfs(file.get(), &filesystem) != 0 || filesystem.f_type == PROC_SUPER_MAGIC;
@@ -115,32 +116,23 @@ bool starts_in_proc(const std::string& path) {
 
 } // namespace
 
-UniqueFd GuestPathLookup::find(const Task& task, int dirfd, const std::string& path, bool follow) {
+GuestPathLookup::Found GuestPathLookup::find(const Task& task, int dirfd, const std::string& path,
+                                             bool follow) {
     const bool absolute = path.starts_with('/');
-    UniqueFd target = lookup_start(task, dirfd, absolute);
-    if (!path.empty()) {
-        target = open_path(target, path, follow ? 0 : O_NOFOLLOW, RESOLVE_NO_MAGICLINKS, absolute);
+    UniqueFd start = lookup_start(task, dirfd, absolute);
+    if (path.empty()) {
+        return {start.get() < 0 || on_proc(start) ? UniqueFd{} : std::move(start), 0};
     }
-    if (target.get() < 0 || on_proc(target)) {
-        return UniqueFd{};
+    UniqueFd target = open_path(start, path, follow ? 0 : O_NOFOLLOW, RESOLVE_NO_MAGICLINKS, absolute);
+    if (target.get() >= 0) {
+        return {on_proc(target) ? UniqueFd{} : std::move(target), 0};
     }
-    return target;
-}
-
-int GuestPathLookup::missing(const Task& task, int dirfd, const std::string& path) {
-    const bool absolute = path.starts_with('/');
-    if (path.empty() || (absolute && starts_in_proc(path))) {
-        return 0;
+    // Not found: a missing name the second walk can vouch for, or nothing to say.
+    if (start.get() < 0 || on_proc(start) || (absolute && starts_in_proc(path)) ||
+        open_path(start, path, O_NOFOLLOW, RESOLVE_NO_SYMLINKS, absolute).get() >= 0) {
+        return {};
     }
-    const UniqueFd start = lookup_start(task, dirfd, absolute);
-    if (start.get() < 0 || on_proc(start)) {
-        return 0;
-    }
-    const UniqueFd found = open_path(start, path, O_NOFOLLOW, RESOLVE_NO_SYMLINKS, absolute);
-    if (found.get() >= 0) {
-        return 0;
-    }
-    return errno == ENOENT || errno == ENOTDIR ? errno : 0;
+    return {UniqueFd{}, errno == ENOENT || errno == ENOTDIR ? errno : 0};
 }
 
 bool GuestPathLookup::shares_credentials(pid_t host_tid) {

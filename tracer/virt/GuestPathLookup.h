@@ -25,16 +25,20 @@ namespace hermit::tracer::virt {
 
 class GuestPathLookup {
 public:
-    // An O_PATH descriptor of what `path` (from `dirfd`, AT_FDCWD for the working directory) names for
-    // the guest, of the final symlink itself unless `follow`; an empty path names `dirfd`. Invalid when it
-    // cannot be found here as the kernel would find it.
-    static UniqueFd find(const Task& task, int dirfd, const std::string& path, bool follow);
+    struct Found {
+        // An O_PATH descriptor of the file; invalid when not found here.
+        UniqueFd file;
+        // With no file: ENOENT or ENOTDIR when the path names nothing for the guest (a walk through real
+        // directories, no symlink on the way, stops at a name that is missing or not a directory: a fact of
+        // the file system that the guest's kernel sees the same way); 0 when that cannot be told here (a
+        // symlink on the way, /proc, a directory hermit may not search without its capabilities).
+        int missing = 0;
+    };
 
-    // ENOENT or ENOTDIR when `path` (as find() takes it) names nothing for the guest: its walk through real
-    // directories, no symlink on the way, stops at a name that is missing or not a directory, a fact of the
-    // file system that the guest's kernel sees the same way. 0 when that cannot be told here (a symlink
-    // on the way, /proc, a directory hermit may not search without its capabilities).
-    static int missing(const Task& task, int dirfd, const std::string& path);
+    // What `path` (from `dirfd`, AT_FDCWD for the working directory) names for the guest, the final
+    // symlink itself unless `follow`; an empty path names `dirfd`. No file when it cannot be found here as
+    // the kernel would find it.
+    static Found find(const Task& task, int dirfd, const std::string& path, bool follow);
 
     // The guest thread's effective owner and group (those of /proc/<tid>) are hermit's.
     static bool shares_credentials(pid_t host_tid);

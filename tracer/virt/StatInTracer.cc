@@ -54,9 +54,9 @@ uint32_t& owner_gid(struct statx& status) {
 
 } // namespace
 
-bool StatInTracer::is_stat_syscall(int number) {
-    return number == SYS_stat || number == SYS_fstat || number == SYS_lstat || number == SYS_newfstatat ||
-           number == SYS_statx;
+const std::set<int>& StatInTracer::stat_syscalls() {
+    static const std::set<int> numbers = {SYS_stat, SYS_fstat, SYS_lstat, SYS_newfstatat, SYS_statx};
+    return numbers;
 }
 
 std::optional<StatInTracer::Answer> StatInTracer::answer(Task& task, const SyscallStop& stop) {
@@ -78,11 +78,11 @@ std::optional<StatInTracer::Answer> StatInTracer::answer(Task& task, const Sysca
     if (path.empty() && (call.flags & AT_EMPTY_PATH) == 0) {
         return std::nullopt; // ENOENT, from the kernel
     }
-    const UniqueFd target =
+    const GuestPathLookup::Found found =
         GuestPathLookup::find(task, call.dirfd, path, (call.flags & AT_SYMLINK_NOFOLLOW) == 0);
+    const UniqueFd& target = found.file;
     if (target.get() < 0) {
-        const int error = GuestPathLookup::missing(task, call.dirfd, path);
-        return error != 0 ? std::optional(Answer{call.buffer, {}, error}) : std::nullopt;
+        return found.missing != 0 ? std::optional(Answer{call.buffer, {}, found.missing}) : std::nullopt;
     }
     Answer answer{call.buffer, {}};
     if (extended) {

@@ -6,9 +6,9 @@
 //
 // It answers only what it can answer exactly like the kernel. Everything else is left to the kernel (the
 // caller falls back to the exit-stop rewrite): failures other than a missing name (ENOENT, ENOTDIR on a
-// walk without symlinks, GuestPathLookup::missing), so EACCES, EFAULT, EBADF... are the kernel's; flags
-// other than AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH and the statx sync flags; whatever GuestPathLookup cannot
-// find.
+// walk without symlinks, GuestPathLookup::Found::missing), so EACCES, EFAULT, EBADF... are the kernel's;
+// flags other than AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH and the statx sync flags; whatever GuestPathLookup
+// cannot find.
 
 #include "GuestIdMap.h"
 
@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include <optional>
+#include <set>
 #include <variant>
 
 namespace hermit::tracer {
@@ -31,11 +32,13 @@ public:
     struct Answer {
         uint64_t address;
         std::variant<struct stat, struct statx> status;
-        // ENOENT or ENOTDIR (GuestPathLookup::missing): the guest sees this failure, status is unused.
+        // ENOENT or ENOTDIR (GuestPathLookup::Found::missing): the guest sees this failure, status unused.
         int error = 0;
     };
 
-    static bool is_stat_syscall(int number);
+    // stat, fstat, lstat, newfstatat and statx.
+    static const std::set<int>& stat_syscalls();
+    static bool is_stat_syscall(int number) { return stat_syscalls().contains(number); }
 
     // The answer to `stop` (a stat-family syscall), or nullopt when the kernel must run it.
     std::optional<Answer> answer(Task& task, const SyscallStop& stop);
