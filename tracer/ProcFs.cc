@@ -67,8 +67,10 @@ uint64_t hex_field(const std::string& status, const std::string& name) {
 } // namespace
 
 GuestIds guest_ids(pid_t host_tid) {
-    std::string status = read_whole(proc_path(host_tid, "status"));
-    GuestIds ids{host_tid, host_tgid(host_tid)};
+    const std::string status = read_whole(proc_path(host_tid, "status"));
+    const auto tgid = status_field(status, "Tgid", false);
+    const pid_t host_pid = tgid ? std::stoi(*tgid) : 0;
+    GuestIds ids{host_tid, host_pid, host_pid};
     if (auto tid = status_field(status, "NSpid", true)) {
         ids.tid = std::stoi(*tid);
     }
@@ -76,11 +78,6 @@ GuestIds guest_ids(pid_t host_tid) {
         ids.pid = std::stoi(*pid);
     }
     return ids;
-}
-
-pid_t host_tgid(pid_t host_tid) {
-    auto field = status_field(read_whole(proc_path(host_tid, "status")), "Tgid", false);
-    return field ? std::stoi(*field) : 0;
 }
 
 char thread_state(pid_t host_tid) {

@@ -14,12 +14,12 @@ namespace hermit::tracer::procfs {
 struct GuestIds {
     int32_t tid = 0;
     int32_t pid = 0;
+    pid_t host_pid = 0; // the host tgid; 0 when the thread is gone
 };
 
-// The innermost-namespace tid and tgid (last fields of NSpid/NStgid); host ids when unavailable.
+// The innermost-namespace tid and tgid (last fields of NSpid/NStgid; host ids when unavailable) and the
+// host tgid, from one read of /proc/<tid>/status (a new thread's stop needs all three).
 GuestIds guest_ids(pid_t host_tid);
-// The host tgid of a thread, or 0 when it is gone.
-pid_t host_tgid(pid_t host_tid);
 // The state letter of /proc/<tid>/stat ('R', 'S', 'D', 't', 'Z', ...), or 0 when the thread is gone.
 char thread_state(pid_t host_tid);
 // The number of the system call the thread sleeps in, from /proc/<tid>/syscall; nullopt when it runs, is

@@ -220,6 +220,10 @@ struct Session::State {
     std::map<pid_t, int> early_first_stops; // first stops of threads whose creation event is not in yet
     LaunchedGuest launched;
     bool intermediate_reaped = true;
+    // Whether waitpid may have a status to report: cleared when a WNOHANG waitpid finds none, set by the
+    // next SIGCHLD (every stop and exit of a traced thread sends its tracer one). A wake for a
+    // notification alone then costs no waitpid.
+    bool statuses_pending = true;
     std::optional<int> initial_status;
     bool killing = false;
     int termination_signal = 0;
@@ -263,12 +267,14 @@ struct Session::State {
     }
 
     Thread& add_thread(pid_t host_tid, ThreadState state) {
-        procfs::GuestIds ids = options.namespaces && launched.in_namespaces
-                                   ? procfs::guest_ids(host_tid)
-                                   : procfs::GuestIds{host_tid, procfs::host_tgid(host_tid)};
-        pid_t host_pid = procfs::host_tgid(host_tid);
+        procfs::GuestIds ids = procfs::guest_ids(host_tid);
+        if (!options.namespaces || !launched.in_namespaces) {
+            ids.tid = host_tid;
+            ids.pid = ids.host_pid;
+        }
         Thread& thread = threads[host_tid];
-        thread.task = std::make_unique<Task>(host_tid, host_pid == 0 ? host_tid : host_pid, ids.tid, ids.pid);
+        thread.task =
+            std::make_unique<Task>(host_tid, ids.host_pid == 0 ? host_tid : ids.host_pid, ids.tid, ids.pid);
         thread.state = state;
         policy->on_thread_start(ids.tid);
         return thread;
@@ -1146,17 +1152,20 @@ struct Session::State {
     std::optional<std::pair<pid_t, int>> wait_for_status(int64_t timeout_ns) {
         const int64_t deadline = monotonic_ns() + timeout_ns;
         for (;;) {
-            int status = 0;
-            pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
-            if (pid > 0) {
-                ++stop_count;
-                return std::make_pair(pid, status);
-            }
-            if (pid < 0 && errno == ECHILD) {
-                // Nothing left to wait for: whatever we still track is gone.
-                threads.clear();
-                intermediate_reaped = true;
-                return std::nullopt;
+            if (statuses_pending) {
+                int status = 0;
+                const pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
+                if (pid > 0) {
+                    ++stop_count;
+                    return std::make_pair(pid, status);
+                }
+                if (pid < 0 && errno == ECHILD) {
+                    // Nothing left to wait for: whatever we still track is gone.
+                    threads.clear();
+                    intermediate_reaped = true;
+                    return std::nullopt;
+                }
+                statuses_pending = pid != 0;
             }
             const int64_t remaining = timeout_ns < 0 ? -1 : std::max<int64_t>(deadline - monotonic_ns(), 0);
             if (!wait_for_wakeup(remaining)) {
@@ -1179,22 +1188,23 @@ struct Session::State {
         if (ready == 0) {
             return false;
         }
+        if ((sources[0].revents & POLLIN) != 0) {
+            // One read takes every pending signal: there are four in the set, each pending once at most.
+            std::array<signalfd_siginfo, 4> received{};
+            const ssize_t bytes = read(signals.get(), received.data(), sizeof received);
+            for (size_t index = 0; bytes > 0 && index < static_cast<size_t>(bytes) / sizeof received[0];
+                 ++index) {
+                if (received[index].ssi_signo == SIGCHLD) {
+                    statuses_pending = true;
+                } else {
+                    termination_signal = static_cast<int>(received[index].ssi_signo);
+                }
+            }
+        }
         if (count == 2 && (sources[1].revents & POLLIN) != 0) {
             on_notification();
-            return true;
-        }
-        if (count == 2 && sources[1].revents != 0) {
+        } else if (count == 2 && sources[1].revents != 0) {
             notifications = SyscallNotifications{}; // no guest process is left to notify
-            return true;
-        }
-        // One read takes every pending signal: there are four in the set, and each is pending once at most.
-        std::array<signalfd_siginfo, 4> received{};
-        const ssize_t bytes = read(signals.get(), received.data(), sizeof received);
-        for (size_t index = 0; bytes > 0 && index < static_cast<size_t>(bytes) / sizeof received[0];
-             ++index) {
-            if (received[index].ssi_signo != SIGCHLD) {
-                termination_signal = static_cast<int>(received[index].ssi_signo);
-            }
         }
         return termination_signal == 0;
     }

@@ -1,5 +1,6 @@
 #include "Task.h"
 
+#include "ProcessMemoryFile.h"
 #include "formats/Error.h"
 
 #include <fcntl.h>
@@ -21,28 +22,6 @@ namespace {
 
 // The syscall instruction (0f 05) is two bytes long; rewinding rip by it re-executes the syscall.
 constexpr uint64_t kSyscallInstructionLength = 2;
-
-bool access_proc_mem(pid_t tid, uint64_t address, void* buffer, size_t length, bool writing) {
-    std::string path = "/proc/" + std::to_string(tid) + "/mem";
-    int fd = open(path.c_str(), (writing ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
-    if (fd < 0) {
-        return false;
-    }
-    size_t done = 0;
-    while (done < length) {
-        ssize_t count = writing ? pwrite(fd, static_cast<const char*>(buffer) + done, length - done,
-                                         static_cast<off_t>(address + done))
-                                : pread(fd, static_cast<char*>(buffer) + done, length - done,
-                                        static_cast<off_t>(address + done));
-        if (count <= 0) {
-            close(fd);
-            return false;
-        }
-        done += static_cast<size_t>(count);
-    }
-    close(fd);
-    return true;
-}
 
 // Whether the thread is at a syscall-exit stop, from PTRACE_GET_SYSCALL_INFO (whose definitions glibc 2.36
 // lacks and linux/ptrace.h cannot add next to sys/ptrace.h): the first byte of the answer is the stop kind.
@@ -100,7 +79,7 @@ bool Task::read(uint64_t address, void* buffer, size_t length) {
     if (count == static_cast<ssize_t>(length)) {
         return true;
     }
-    return access_proc_mem(host_tid_, address, buffer, length, false);
+    return ProcessMemoryFile(host_tid_).read(address, buffer, length);
 }
 
 bool Task::write(uint64_t address, const void* buffer, size_t length) {
@@ -115,7 +94,7 @@ bool Task::write(uint64_t address, const void* buffer, size_t length) {
     if (count == static_cast<ssize_t>(length)) {
         return true;
     }
-    return access_proc_mem(host_tid_, address, const_cast<void*>(buffer), length, true);
+    return ProcessMemoryFile(host_tid_).write(address, buffer, length);
 }
 
 uint64_t Task::scratch_below_stack(uint64_t bytes) {

@@ -1,6 +1,7 @@
 #include "Virtualizer.h"
 
 #include "ProcFs.h"
+#include "ProcessMemoryFile.h"
 #include "Task.h"
 #include "virt/AuxiliaryVector.h"
 #include "virt/DirectoryListing.h"
@@ -257,10 +258,11 @@ void Virtualizer::on_exec(Task& task) {
     }
     posix_timers_.forget(task.host_pid()); // exec deletes a process's POSIX timers
     if (const auto vdso = auxv.value(AT_SYSINFO_EHDR)) {
-        // Task writes fall back to /proc/<tid>/mem, which can write the read-only vDSO text.
-        const auto patched = virt::patch_vdso(task, task, *vdso);
+        const std::vector<virt::VdsoFunction> functions = virt::vdso_functions(task, *vdso);
+        ProcessMemoryFile text_writer(task.host_tid()); // the vDSO's text is read-only
+        const auto patched = virt::patch_vdso(text_writer, functions);
         std::vector<uint64_t> clock_entries;
-        for (const virt::VdsoFunction& function : virt::vdso_functions(task, *vdso)) {
+        for (const virt::VdsoFunction& function : functions) {
             // clock_gettime is an alias of __vdso_clock_gettime.
             if ((function.name == "__vdso_clock_gettime" || function.name == "clock_gettime") &&
                 function.size >= virt::VdsoClockPage::entry_jump().size() &&

@@ -1,5 +1,6 @@
 #include "VdsoClockPage.h"
 
+#include "tracer/ProcessMemoryFile.h"
 #include "tracer/Task.h"
 
 #include <spdlog/spdlog.h>
@@ -97,8 +98,9 @@ bool VdsoClockPage::map_page(Task& task, const std::vector<uint64_t>& entries) {
     if (!task.write(kAddress + kCodeOffset, instructions.data(), instructions.size())) {
         return false;
     }
+    ProcessMemoryFile text_writer(task.host_tid()); // the vDSO's text is read-only
     for (const uint64_t entry : entries) {
-        task.write(entry, jump.data(), jump.size());
+        text_writer.write(entry, jump.data(), jump.size());
     }
     return true;
 }

@@ -3,6 +3,7 @@
 #include <elf.h>
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <utility>
@@ -21,17 +22,46 @@ const std::pair<const char*, int> kPatchedFunctions[] = {
     {"__vdso_clock_getres", SYS_clock_getres},
 };
 
+// The image copied out of the guest in one read, read back at guest addresses: parsing the guest's copy
+// in place took a read per header and symbol, some sixty per exec.
+class ImageCopy : public GuestMemory {
+public:
+    ImageCopy(uint64_t base, std::vector<uint8_t> bytes) : base_(base), bytes_(std::move(bytes)) {}
+
+    bool read(uint64_t address, void* buffer, size_t length) override {
+        if (address < base_ || address - base_ > bytes_.size() ||
+            length > bytes_.size() - (address - base_)) {
+            return false;
+        }
+        std::memcpy(buffer, bytes_.data() + (address - base_), length);
+        return true;
+    }
+    bool write(uint64_t, const void*, size_t) override { return false; }
+
+private:
+    uint64_t base_;
+    std::vector<uint8_t> bytes_;
+};
+
 } // namespace
 
-std::vector<VdsoFunction> vdso_functions(GuestMemory& memory, uint64_t base) {
+std::vector<VdsoFunction> vdso_functions(GuestMemory& guest, uint64_t base) {
     std::vector<VdsoFunction> functions;
-    const auto header = memory.read_value<Elf64_Ehdr>(base);
+    const auto header = guest.read_value<Elf64_Ehdr>(base);
     if (!header || std::memcmp(header->e_ident, ELFMAG, SELFMAG) != 0 ||
         header->e_ident[EI_CLASS] != ELFCLASS64 || header->e_shentsize != sizeof(Elf64_Shdr) ||
         header->e_phentsize != sizeof(Elf64_Phdr) || header->e_shoff > kMaxImageSize ||
         header->e_phoff > kMaxImageSize) {
         return functions;
     }
+    // The section headers come last in the image, after the symbols and names they describe.
+    const uint64_t image_size = std::max<uint64_t>(header->e_shoff + header->e_shnum * sizeof(Elf64_Shdr),
+                                                   header->e_phoff + header->e_phnum * sizeof(Elf64_Phdr));
+    auto bytes = guest.read_bytes(base, image_size);
+    if (!bytes) {
+        return functions;
+    }
+    ImageCopy memory(base, std::move(*bytes));
     // Symbol values are link-time addresses; the first PT_LOAD's p_vaddr maps to `base`.
     uint64_t link_base = 0;
     for (uint16_t index = 0; index < header->e_phnum; ++index) {
@@ -82,10 +112,10 @@ std::vector<uint8_t> syscall_stub(int syscall_number) {
     return stub;
 }
 
-std::vector<std::string> patch_vdso(GuestMemory& memory, GuestMemory& writer, uint64_t base) {
+std::vector<std::string> patch_vdso(GuestMemory& writer, const std::vector<VdsoFunction>& functions) {
     std::vector<std::string> patched;
     std::set<uint64_t> done;
-    for (const VdsoFunction& function : vdso_functions(memory, base)) {
+    for (const VdsoFunction& function : functions) {
         for (const auto& [name, number] : kPatchedFunctions) {
             const std::vector<uint8_t> stub = syscall_stub(number);
             // The unprefixed names (clock_gettime, ...) are aliases at the same address.

@@ -23,13 +23,13 @@ struct VdsoFunction {
 };
 
 // Every function symbol of the vDSO image mapped at `base`; empty if the image is not a valid ELF.
-std::vector<VdsoFunction> vdso_functions(GuestMemory& memory, uint64_t base);
+std::vector<VdsoFunction> vdso_functions(GuestMemory& guest, uint64_t base);
 
 // The 8-byte stub that replaces a vDSO function.
 std::vector<uint8_t> syscall_stub(int syscall_number);
 
-// Patches the time functions of the vDSO at `base`. `writer` must be able to write read-only pages.
-// Returns the names of the functions patched.
-std::vector<std::string> patch_vdso(GuestMemory& memory, GuestMemory& writer, uint64_t base);
+// Patches the time functions among `functions` (vdso_functions()). `writer` must be able to write
+// read-only pages. Returns the names of the functions patched.
+std::vector<std::string> patch_vdso(GuestMemory& writer, const std::vector<VdsoFunction>& functions);
 
 } // namespace hermit::tracer::virt

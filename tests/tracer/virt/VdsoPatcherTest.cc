@@ -1,4 +1,5 @@
 #include "tracer/virt/VdsoPatcher.h"
+#include "tracer/ProcessMemoryFile.h"
 #include "tracer/Task.h"
 
 #include "LocalMemory.h"
@@ -42,6 +43,22 @@ TEST(VdsoPatcherTest, FindsTheTimeFunctionsOfTheRealVdso) {
     EXPECT_TRUE(find(functions, "__vdso_time"));
 }
 
+// Every exec parses the vDSO: from one copy of the image, not a read of the guest per header and symbol.
+TEST(VdsoPatcherTest, ReadsTheImageOutOfTheGuestInTwoReads) {
+    if (own_vdso() == 0) {
+        GTEST_SKIP() << "this process has no vDSO";
+    }
+    struct CountingMemory : testing::LocalMemory {
+        int reads = 0;
+        bool read(uint64_t address, void* buffer, size_t length) override {
+            ++reads;
+            return LocalMemory::read(address, buffer, length);
+        }
+    } memory;
+    EXPECT_TRUE(find(vdso_functions(memory, own_vdso()), "__vdso_clock_gettime"));
+    EXPECT_EQ(memory.reads, 2) << "the ELF header, then the whole image";
+}
+
 TEST(VdsoPatcherTest, RejectsMemoryThatIsNotAnElfImage) {
     testing::LocalMemory memory;
     static const char not_elf[4096] = "not an ELF file";
@@ -78,7 +95,8 @@ TEST(VdsoPatcherTest, PatchesAStoppedChildOnly) {
     ASSERT_EQ(waitpid(child, &status, WUNTRACED), child);
     ASSERT_TRUE(WIFSTOPPED(status));
     Task child_memory(child, child, child, child);
-    const auto patched = patch_vdso(child_memory, child_memory, own_vdso());
+    ProcessMemoryFile child_text(child);
+    const auto patched = patch_vdso(child_text, vdso_functions(child_memory, own_vdso()));
     EXPECT_NE(std::find(patched.begin(), patched.end(), "__vdso_clock_gettime"), patched.end());
     kill(child, SIGCONT);
     ASSERT_EQ(waitpid(child, &status, 0), child);
