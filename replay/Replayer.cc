@@ -3,14 +3,17 @@
 #include "GuestFileIo.h"
 #include "RecordedSyscalls.h"
 #include "Recorder.h"
+#include "StandInDescriptors.h"
 #include "formats/Error.h"
 #include "formats/EventDescription.h"
+#include "tracer/ReceivedDescriptors.h"
 #include "tracer/SyscallTable.h"
 #include "tracer/Task.h"
 
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
@@ -235,6 +238,10 @@ tracer::SyscallDecision Replayer::emulate_input(tracer::Task& task, const tracer
                                      write.data.size(), write.address),
                          "that memory is not mapped");
         }
+    }
+    if (stop.number == SYS_recvmsg && recorded.result >= 0) {
+        install_stand_ins(task, tracer::received_descriptors(task, stop.args[1]),
+                          (stop.args[2] & MSG_CMSG_CLOEXEC) != 0);
     }
     if ((stop.number == SYS_read || stop.number == SYS_readv) && recorded.result > 0) {
         // The guest may write to this file next without seeking (ld reads back its output): the real

@@ -1,5 +1,6 @@
 #include "DescriptorTraps.h"
 
+#include "ReceivedDescriptors.h"
 #include "SeccompFilter.h"
 #include "Task.h"
 #include "formats/Error.h"
@@ -38,39 +39,6 @@ const std::set<int> kStoresDescriptors = {SYS_pipe, SYS_pipe2, SYS_socketpair, S
 // implicitly by a first send): it is trapped then. A program that only tries to reach a daemon (glibc's
 // nscd lookups) then leaves no trapped number behind for its files.
 const std::set<int> kConnectsSocket = {SYS_connect, SYS_bind, SYS_sendto, SYS_sendmsg};
-
-std::vector<int> descriptors_passed_in(GuestMemory& memory, uint64_t message_address) {
-    std::vector<int> fds;
-    auto message = memory.read_value<msghdr>(message_address);
-    if (!message || message->msg_control == nullptr) {
-        return fds;
-    }
-    // After recvmsg, msg_controllen is the length of the control messages the kernel stored.
-    auto control = memory.read_bytes(reinterpret_cast<uint64_t>(message->msg_control),
-                                     std::min<size_t>(message->msg_controllen, 64 * 1024));
-    if (!control) {
-        return fds;
-    }
-    size_t offset = 0;
-    while (offset + sizeof(cmsghdr) <= control->size()) {
-        cmsghdr header{};
-        std::copy_n(control->data() + offset, sizeof header, reinterpret_cast<uint8_t*>(&header));
-        if (header.cmsg_len < sizeof header || offset + header.cmsg_len > control->size()) {
-            break;
-        }
-        if (header.cmsg_level == SOL_SOCKET && header.cmsg_type == SCM_RIGHTS) {
-            const size_t count = (header.cmsg_len - CMSG_LEN(0)) / sizeof(int);
-            for (size_t index = 0; index < count; index++) {
-                int fd = 0;
-                std::copy_n(control->data() + offset + CMSG_LEN(0) + index * sizeof(int), sizeof fd,
-                            reinterpret_cast<uint8_t*>(&fd));
-                fds.push_back(fd);
-            }
-        }
-        offset += CMSG_ALIGN(header.cmsg_len);
-    }
-    return fds;
-}
 
 } // namespace
 
@@ -114,7 +82,7 @@ std::vector<int> DescriptorTraps::made_descriptors(Task& task, const SyscallStop
         return pair ? std::vector<int>{(*pair)[0], (*pair)[1]} : std::vector<int>{};
     }
     case SYS_recvmsg:
-        return descriptors_passed_in(task, stop.args[1]);
+        return received_descriptors(task, stop.args[1]);
     case SYS_connect:
     case SYS_bind:
     case SYS_sendto:

@@ -26,7 +26,7 @@ namespace hermit::tracer {
 class DescriptorTraps : public SyscallInterceptor, public EventSink {
 public:
     // Whether descriptor `fd` of guest process `host_pid` must be trapped; it must answer true for a
-    // descriptor that does not exist (a replay emulates recvmsg: the descriptors it passed are not there).
+    // descriptor that does not exist (what hermit cannot see, it must not let run natively).
     using Policy = std::function<bool(pid_t host_pid, int fd)>;
 
     // `syscalls` take a descriptor as first argument; `initial_fds` are trapped from the start.

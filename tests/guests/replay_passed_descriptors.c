@@ -1,8 +1,8 @@
 // Descriptors a recording must trap although no open made them: a pipe end passed from another process
 // over a Unix socket (SCM_RIGHTS), and a socket only once it is connected. A socket that never connected
 // (like glibc's attempt to reach nscd) leaves its number free for a file whose reads run natively.
-// argv[1]: a file. The passed descriptor comes last: a replay emulates the recvmsg, so the descriptor is
-// not there, and descriptors made after it would get other numbers than when recorded.
+// argv[1]: a file. A replay emulates the recvmsg, which passes nothing: the file opened after the passed
+// descriptor must still get the number it had when recorded, and closing the passed one must succeed.
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -88,5 +88,8 @@ int main(int argc, char** argv) {
     int status = 0;
     waitpid(child, &status, 0);
     printf("passed descriptor read %zd: %.*s\n", count, (int)(count > 0 ? count : 0), buffer);
+    int after = open(argv[1], O_RDONLY);
+    printf("opened after it: %s; closing it: %d\n", after == passed + 1 ? "the next number" : "another number",
+           close(passed));
     return 0;
 }

@@ -195,7 +195,8 @@ TEST_F(RecordReplayTest, RegularFileIoRunsNativelyAndReplaysFromCopies) {
 }
 
 // A pipe end passed over a Unix socket is trapped from the recvmsg that brought it; a socket that never
-// connected leaves nothing trapped, so the file that gets its number is read natively.
+// connected leaves nothing trapped, so the file that gets its number is read natively. On replay, where
+// recvmsg passes nothing, a stand-in holds the passed number: the next open gets the recorded number.
 TEST_F(RecordReplayTest, PassedDescriptorsAreTrappedUnconnectedSocketsAreNot) {
     const auto input = directory_ / "input.txt";
     std::ofstream(input) << std::string(200, 'h');
@@ -206,6 +207,8 @@ TEST_F(RecordReplayTest, PassedDescriptorsAreTrappedUnconnectedSocketsAreNot) {
         << recorded.stdout_text;
     EXPECT_NE(recorded.stdout_text.find("connect -1; file at the socket's number: yes; 25 reads"),
               std::string::npos)
+        << recorded.stdout_text;
+    EXPECT_NE(recorded.stdout_text.find("opened after it: the next number; closing it: 0"), std::string::npos)
         << recorded.stdout_text;
 
     ProcessResult dump = hermit({"record", "dump", "passed-1"});
