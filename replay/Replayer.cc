@@ -114,7 +114,7 @@ std::set<int> Replayer::notifiable_syscalls() const {
     return notifiable_recorded_syscalls();
 }
 
-bool Replayer::answers_without_stop(tracer::Task& /*task*/) const {
+bool Replayer::answers_without_stop(tracer::Task& /*task*/, const tracer::SyscallStop& /*stop*/) const {
     return !stop_index_;
 }
 

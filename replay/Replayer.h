@@ -52,7 +52,7 @@ public:
     std::set<int> trapped_syscalls() const override;
     std::set<int> notifiable_syscalls() const override;
     // Not once asked to stop at an event (stop_at_event): the handler may need the thread stopped.
-    bool answers_without_stop(tracer::Task& task) const override;
+    bool answers_without_stop(tracer::Task& task, const tracer::SyscallStop& stop) const override;
     tracer::SyscallDecision on_entry(tracer::Task& task, const tracer::SyscallStop& stop) override;
     void on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& result) override;
     void on_event(const Event& event) override;

@@ -30,18 +30,24 @@ uint8_t offset_to(const std::vector<sock_filter>& program, uint8_t target) {
     return static_cast<uint8_t>(target - program.size() - 1);
 }
 
-// The start of the hand-written filters, kSyscallBranchLength + syscalls.size() instructions: a syscall of
-// another architecture or not in `syscalls` jumps to the instruction at index `allow`, the others go on
-// after it.
-constexpr uint8_t kSyscallBranchLength = 4;
-void branch_on_syscalls(std::vector<sock_filter>& program, const std::set<int>& syscalls, uint8_t allow) {
-    const auto matched = static_cast<uint8_t>(kSyscallBranchLength + syscalls.size());
+// The start of the hand-written filters, branch_length(syscalls.size() + elsewhere.size()) instructions: a
+// syscall of another architecture or in neither list jumps to the instruction at index `allow`, one of
+// `syscalls` to `matched`, one of `elsewhere` to its own index.
+constexpr size_t branch_length(size_t syscall_count) {
+    return 4 + syscall_count;
+}
+void branch_on_syscalls(std::vector<sock_filter>& program, const std::set<int>& syscalls, uint8_t matched,
+                        uint8_t allow, const std::vector<std::pair<int, uint8_t>>& elsewhere = {}) {
     program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
     program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, offset_to(program, allow)));
     program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
     for (int number : syscalls) {
         program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(number),
                                    offset_to(program, matched), 0));
+    }
+    for (const auto& [number, target] : elsewhere) {
+        program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(number),
+                                   offset_to(program, target), 0));
     }
     program.push_back(BPF_STMT(BPF_JMP | BPF_JA | BPF_K, offset_to(program, allow)));
 }
@@ -102,11 +108,12 @@ SeccompFilter SeccompFilter::on_descriptors(const std::set<int>& syscalls, const
     }
     const auto fd_count = static_cast<uint8_t>(fds.size());
     // After the syscall branch: the load of args[0], the descriptor checks, a jump to ALLOW, TRACE, ALLOW.
-    const uint8_t trace = kSyscallBranchLength + syscalls.size() + 1 + fd_count + 1;
+    const auto matched = static_cast<uint8_t>(branch_length(syscalls.size()));
+    const uint8_t trace = matched + 1 + fd_count + 1;
     const uint8_t allow = trace + 1;
     SeccompFilter filter;
     std::vector<sock_filter>& program = filter.program_;
-    branch_on_syscalls(program, syscalls, allow);
+    branch_on_syscalls(program, syscalls, matched, allow);
     // The low half of args[0]: the kernel reads a descriptor argument as an int.
     program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[0])));
     for (int fd : fds) {
@@ -119,16 +126,44 @@ SeccompFilter SeccompFilter::on_descriptors(const std::set<int>& syscalls, const
     return filter;
 }
 
-SeccompFilter SeccompFilter::notifying(const std::set<int>& syscalls) {
-    if (syscalls.size() > 200) {
+SeccompFilter SeccompFilter::notifying(const std::set<int>& syscalls,
+                                       const std::vector<ConditionalTrap>& conditional) {
+    std::vector<ConditionalTrap> checks;
+    for (const ConditionalTrap& trap : conditional) {
+        if (syscalls.contains(trap.number)) {
+            continue;
+        }
+        // Flags and commands: the low half of the argument is all the kernel reads.
+        if (trap.argument >= 6 || (trap.mask >> 32) != 0 || (trap.value >> 32) != 0) {
+            throw Error(ErrorCode::TracerInternal, "a notified condition must be on the low 32 bits");
+        }
+        checks.push_back(trap);
+    }
+    if (syscalls.size() + 4 * checks.size() > 200) {
         throw Error(ErrorCode::TracerInternal, "too many syscalls for one filter");
     }
-    // After the syscall branch: the load and check of each half of args[5], USER_NOTIF, ALLOW.
-    const uint8_t notify = kSyscallBranchLength + syscalls.size() + 4;
+    // After the syscall branch: three instructions per condition (load the argument, mask it, compare),
+    // then the load and check of each half of args[5], USER_NOTIF, ALLOW.
+    std::vector<std::pair<int, uint8_t>> condition_starts;
+    const size_t conditions_start = branch_length(syscalls.size() + checks.size());
+    for (size_t index = 0; index < checks.size(); ++index) {
+        condition_starts.emplace_back(checks[index].number,
+                                      static_cast<uint8_t>(conditions_start + 3 * index));
+    }
+    const auto marker_check = static_cast<uint8_t>(conditions_start + 3 * checks.size());
+    const uint8_t notify = marker_check + 4;
     const uint8_t allow = notify + 1;
     SeccompFilter filter;
     std::vector<sock_filter>& program = filter.program_;
-    branch_on_syscalls(program, syscalls, allow);
+    branch_on_syscalls(program, syscalls, marker_check, allow, condition_starts);
+    for (const ConditionalTrap& trap : checks) {
+        const auto argument =
+            static_cast<uint32_t>(offsetof(seccomp_data, args) + trap.argument * sizeof(uint64_t));
+        program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, argument));
+        program.push_back(BPF_STMT(BPF_ALU | BPF_AND | BPF_K, static_cast<uint32_t>(trap.mask)));
+        program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(trap.value),
+                                   offset_to(program, marker_check), offset_to(program, allow)));
+    }
     program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[5])));
     program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(kRetraceMarker), 0,
                                offset_to(program, notify)));

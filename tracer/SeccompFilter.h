@@ -26,11 +26,13 @@ public:
     // kernel runs every filter of a thread and the strictest answer wins, so this one only adds traps.
     static SeccompFilter on_descriptors(const std::set<int>& syscalls, const std::vector<int>& fds);
 
-    // Sends `syscalls` to the tracer as seccomp user notifications (a wait on a descriptor, ~5 us) instead of
-    // ptrace stops, unless their sixth argument, which none of them uses, is kRetraceMarker. Stacked on a
-    // filter that traps the same syscalls: a user notification beats a ptrace stop, and with the marker
-    // the syscall falls through to the ptrace stop (see tracer/SyscallNotifications.h).
-    static SeccompFilter notifying(const std::set<int>& syscalls);
+    // Sends `syscalls`, and `conditional` ones whose argument matches (on its low 32 bits), to the tracer as
+    // seccomp user notifications (a wait on a descriptor, ~5 us) instead of ptrace stops, unless their
+    // sixth argument, which none of them uses, is kRetraceMarker. Stacked on a filter that traps the same
+    // calls: a user notification beats a ptrace stop, and with the marker the syscall falls through to the
+    // ptrace stop (see tracer/SyscallNotifications.h).
+    static SeccompFilter notifying(const std::set<int>& syscalls,
+                                   const std::vector<ConditionalTrap>& conditional = {});
     static constexpr uint64_t kRetraceMarker = 0x6865726d69740001; // "hermit" and 1
 
     const std::vector<sock_filter>& program() const { return program_; }

@@ -196,6 +196,10 @@ struct Thread {
     SyscallStop syscall;
     std::vector<SyscallInterceptor*> exit_interceptors;
     std::optional<NotifiedEntry> notified;
+    // The kernel runs a notified syscall no interceptor acts on (SECCOMP_USER_NOTIF_FLAG_CONTINUE): if the
+    // thread sleeps in it, it waits like in any syscall, not for the tracer's answer. Until its next stop
+    // or notification.
+    bool runs_notified_syscall = false;
     // r9 holds SeccompFilter::kRetraceMarker instead of this, the guest's value (see on_seccomp_stop).
     std::optional<uint64_t> guest_r9;
     // Blocked detection of the token holder.
@@ -523,11 +527,12 @@ struct Session::State {
             notifications.run_in_kernel(notification->id);
             return;
         }
+        thread->runs_notified_syscall = false;
         const SyscallStop& stop = notification->stop;
         std::optional<EntryDecision> entry;
         const bool all_answer =
             std::all_of(interceptors.begin(), interceptors.end(), [&](SyscallInterceptor* interceptor) {
-                return interceptor->answers_without_stop(*thread->task);
+                return interceptor->answers_without_stop(*thread->task, stop);
             });
         if (all_answer && thread->outside_signals.empty() && !thread->sent_signal) {
             entry = ask_interceptors(*thread, stop);
@@ -540,11 +545,25 @@ struct Session::State {
                 }
                 return;
             }
+            if (runs_unwatched(*thread, stop, *entry)) {
+                ++notification_count;
+                thread->runs_notified_syscall = true;
+                notifications.run_in_kernel(notification->id);
+                return;
+            }
         }
         thread->notified = NotifiedEntry{stop.args[5], false, entry};
         // The interrupt first: its pending stop is what turns the restart error into a restart.
         ptrace(PTRACE_INTERRUPT, thread->task->host_tid(), nullptr, nullptr);
         notifications.restart_at_ptrace_stop(notification->id);
+    }
+
+    // No interceptor acts on the syscall and nobody needs its exit (no event sink either), and it does not
+    // wait: the kernel runs it as it would an untrapped one, as finish_entry() would let it run.
+    bool runs_unwatched(Thread& thread, const SyscallStop& stop, const EntryDecision& entry) {
+        const bool kernel_runs_it = !entry.decided || entry.decision.kind == SyscallDecision::Kind::Run;
+        return kernel_runs_it && !entry.yield_requested && thread.exit_interceptors.empty() &&
+               sinks.empty() && (entry.decided || !deterministic() || !waits.would_wait(*thread.task, stop));
     }
 
     // The interrupt stop of a notified syscall that needs a ptrace stop: the marker makes its restart stop.
@@ -1087,6 +1106,7 @@ struct Session::State {
             }
             return;
         }
+        thread->runs_notified_syscall = false;
         if (killing) {
             ptrace(PTRACE_CONT, host_tid, nullptr, 0);
             return;
@@ -1225,7 +1245,8 @@ struct Session::State {
         }
         char state = procfs::thread_state(host_tid);
         const std::optional<long> current = procfs::current_syscall(host_tid);
-        if (current && !thread->guest_r9 && notified_syscalls.contains(static_cast<int>(*current))) {
+        if (current && !thread->guest_r9 && !thread->runs_notified_syscall &&
+            notified_syscalls.contains(static_cast<int>(*current))) {
             return; // it waits for its notification to be answered, which is the tracer's next job
         }
         if (state == 'S' && current) {
@@ -1309,33 +1330,54 @@ struct Session::State {
         }
     }
 
-    // The trapped syscalls that every interceptor trapping them can answer from a notification. None under
-    // a debugger, whose single steps and breakpoints expect every trapped syscall to stop.
-    std::set<int> notifiable_syscalls(const std::set<int>& trapped,
-                                      const std::vector<ConditionalTrap>& conditional) const {
-        std::set<int> notifiable;
+    // The trapped syscalls that every interceptor trapping them can answer from a notification: those
+    // trapped whatever their arguments, and those trapped on one condition only, which the notifying filter
+    // then checks the same way. None under a debugger, whose single steps and breakpoints expect every
+    // trapped syscall to stop.
+    struct NotifiedSyscalls {
+        std::set<int> always;
+        std::vector<ConditionalTrap> conditional;
+    };
+    NotifiedSyscalls notifiable_syscalls(const std::set<int>& trapped,
+                                         const std::vector<ConditionalTrap>& conditional) const {
+        NotifiedSyscalls notified;
         if (debug_hook != nullptr) {
-            return notifiable;
+            return notified;
         }
+        std::set<int> candidates;
         for (SyscallInterceptor* interceptor : interceptors) {
             for (int number : interceptor->notifiable_syscalls()) {
-                notifiable.insert(number);
+                candidates.insert(number);
             }
         }
-        std::erase_if(notifiable, [&](int number) {
-            const bool trapped_conditionally =
-                std::any_of(conditional.begin(), conditional.end(),
-                            [&](const ConditionalTrap& trap) { return trap.number == number; });
+        auto traps = [](const SyscallInterceptor& interceptor, int number) {
+            const std::set<int> wanted = interceptor.trapped_syscalls();
+            const std::vector<ConditionalTrap> when = interceptor.conditionally_trapped_syscalls();
+            return wanted.contains(number) || wanted.contains(SyscallInterceptor::kAllSyscalls) ||
+                   std::any_of(when.begin(), when.end(),
+                               [&](const ConditionalTrap& trap) { return trap.number == number; });
+        };
+        for (int number : candidates) {
             const bool all_can =
                 std::all_of(interceptors.begin(), interceptors.end(), [&](SyscallInterceptor* interceptor) {
-                    const std::set<int> wanted = interceptor->trapped_syscalls();
-                    return (!wanted.contains(number) && !wanted.contains(SyscallInterceptor::kAllSyscalls)) ||
+                    return !traps(*interceptor, number) ||
                            interceptor->notifiable_syscalls().contains(number);
                 });
-            return !trapped.contains(number) || trapped_conditionally ||
-                   kSchedulerSyscalls.contains(number) || !all_can;
-        });
-        return notifiable;
+            if (!all_can || kSchedulerSyscalls.contains(number)) {
+                continue;
+            }
+            std::vector<ConditionalTrap> conditions;
+            std::copy_if(conditional.begin(), conditional.end(), std::back_inserter(conditions),
+                         [&](const ConditionalTrap& trap) { return trap.number == number; });
+            // A conditional trap (read-only opens) mostly lets the kernel run the syscall, whose event an
+            // event sink needs from its exit stop: with sinks, it stays a ptrace stop.
+            if (trapped.contains(number)) {
+                notified.always.insert(number);
+            } else if (conditions.size() == 1 && sinks.empty()) {
+                notified.conditional.push_back(conditions.front());
+            }
+        }
+        return notified;
     }
 
     void event_loop() {
@@ -1484,8 +1526,12 @@ int Session::run() {
     launch.trap_rdtsc = options.trap_rdtsc && state.faults_enabled;
     SeccompFilter filter(trapped, trapped_conditionally);
     launch.filter = &filter;
-    state.notified_syscalls = state.notifiable_syscalls(trapped, trapped_conditionally);
-    const SeccompFilter notifying = SeccompFilter::notifying(state.notified_syscalls);
+    const State::NotifiedSyscalls notified = state.notifiable_syscalls(trapped, trapped_conditionally);
+    const SeccompFilter notifying = SeccompFilter::notifying(notified.always, notified.conditional);
+    state.notified_syscalls = notified.always;
+    for (const ConditionalTrap& trap : notified.conditional) {
+        state.notified_syscalls.insert(trap.number);
+    }
     if (!state.notified_syscalls.empty()) {
         launch.notifying_filter = &notifying;
     }

@@ -83,9 +83,9 @@ public:
     // interceptor that traps it lists it here; if the entry is then not a plain emulation, the Session still
     // brings the thread to a ptrace stop (tracer/SyscallNotifications.h).
     virtual std::set<int> notifiable_syscalls() const { return {}; }
-    // Whether on_entry() of a notifiable syscall can do without a ptrace stop this time (asked of every
-    // interceptor before any on_entry()); false brings the thread to its ptrace stop first.
-    virtual bool answers_without_stop(Task& /*task*/) const { return true; }
+    // Whether on_entry() of this notified `stop` can do without a ptrace stop (asked of every interceptor
+    // before any on_entry()); false brings the thread to its ptrace stop first.
+    virtual bool answers_without_stop(Task& /*task*/, const SyscallStop& /*stop*/) const { return true; }
     virtual SyscallDecision on_entry(Task& task, const SyscallStop& stop) = 0;
     // An interceptor in front (the replayer) answered this syscall from its recording, so on_entry() is not
     // asked: update what seeing the syscall updates (the Virtualizer's clock) as during the recording, but

@@ -148,12 +148,19 @@ std::set<int> Virtualizer::trapped_syscalls() const {
     return numbers;
 }
 
+// Read-only opens too: only those of a file the Virtualizer generates need their registers changed.
 std::set<int> Virtualizer::notifiable_syscalls() const {
-    return virt::StatInTracer::stat_syscalls();
+    std::set<int> numbers = virt::StatInTracer::stat_syscalls();
+    numbers.insert({SYS_open, SYS_openat});
+    return numbers;
 }
 
-bool Virtualizer::answers_without_stop(Task& task) const {
-    return !vdso_page_.maps_at_next_fold(task.host_pid());
+bool Virtualizer::answers_without_stop(Task& task, const SyscallStop& stop) const {
+    if (vdso_page_.maps_at_next_fold(task.host_pid())) {
+        return false;
+    }
+    const std::optional<std::string> virtual_file = opened_virtual_file(task, stop);
+    return !virtual_file || opens_mounted_random_device(task, *virtual_file);
 }
 
 // Only read-only opens can be redirected to a virtual file, and the filter can tell them apart: opens
@@ -681,26 +688,34 @@ SyscallDecision Virtualizer::emulate_getrusage(Task& task, const SyscallStop& st
     return write_result(task, stop.args[1], usage);
 }
 
-SyscallDecision Virtualizer::redirect_open(Task& task, const SyscallStop& stop) {
-    const int path_index = stop.number == SYS_open ? 0 : 1;
+std::optional<std::string> Virtualizer::opened_virtual_file(Task& task, const SyscallStop& stop) {
+    if (!is_open_syscall(stop.number)) {
+        return std::nullopt;
+    }
     uint64_t flags = 0;
     if (stop.number != SYS_openat2) {
         flags = stop.args[open_flags_argument(stop.number)];
     } else {
         const auto how = task.read_value<open_how>(stop.args[2]);
         if (!how) {
-            return SyscallDecision::pass();
+            return std::nullopt;
         }
         flags = how->flags;
     }
     if ((flags & O_ACCMODE) != O_RDONLY) {
+        return std::nullopt;
+    }
+    auto path = task.read_string(stop.args[stop.number == SYS_open ? 0 : 1]);
+    return path && virt::VirtualFiles::replaced(*path) ? path : std::nullopt;
+}
+
+SyscallDecision Virtualizer::redirect_open(Task& task, const SyscallStop& stop) {
+    const int path_index = stop.number == SYS_open ? 0 : 1;
+    const std::optional<std::string> path = opened_virtual_file(task, stop);
+    if (!path) {
         return SyscallDecision::pass();
     }
-    const auto path = task.read_string(stop.args[static_cast<size_t>(path_index)]);
-    if (!path || !virt::VirtualFiles::replaced(*path)) {
-        return SyscallDecision::pass();
-    }
-    if (virt::VirtualFiles::is_random_device(*path) && opens_mounted_random_device(task, *path)) {
+    if (opens_mounted_random_device(task, *path)) {
         files_.refresh_random_device();
         return SyscallDecision::pass();
     }
@@ -722,15 +737,18 @@ SyscallDecision Virtualizer::redirect_open(Task& task, const SyscallStop& stop) 
 }
 
 std::vector<FileOverlay> Virtualizer::file_overlays() {
-    const std::string device = files_.random_device().string();
-    return {{device, "/dev/urandom"}, {device, "/dev/random"}};
+    mounted_random_device_ = files_.random_device().string();
+    return {{mounted_random_device_, "/dev/urandom"}, {mounted_random_device_, "/dev/random"}};
 }
 
-bool Virtualizer::opens_mounted_random_device(const Task& task, const std::string& path) {
+bool Virtualizer::opens_mounted_random_device(const Task& task, const std::string& path) const {
+    if (!virt::VirtualFiles::is_random_device(path) || mounted_random_device_.empty()) {
+        return false;
+    }
     struct stat opened {
     }, device{};
     const std::string guest_view = "/proc/" + std::to_string(task.host_tid()) + "/root" + path;
-    return stat(guest_view.c_str(), &opened) == 0 && stat(files_.random_device().c_str(), &device) == 0 &&
+    return stat(guest_view.c_str(), &opened) == 0 && stat(mounted_random_device_.c_str(), &device) == 0 &&
            opened.st_dev == device.st_dev && opened.st_ino == device.st_ino;
 }
 

@@ -52,7 +52,7 @@ public:
     // The stat family: StatInTracer answers it from outside the guest.
     std::set<int> notifiable_syscalls() const override;
     // Not while the process's vDSO clock page waits for its injected mmap.
-    bool answers_without_stop(Task& task) const override;
+    bool answers_without_stop(Task& task, const SyscallStop& stop) const override;
     std::vector<ConditionalTrap> conditionally_trapped_syscalls() const override;
     SyscallDecision on_entry(Task& task, const SyscallStop& stop) override;
     void on_entry_answered_in_front(Task& task, const SyscallStop& stop) override;
@@ -115,8 +115,10 @@ private:
     void rewrite_stat_result(Task& task, const SyscallStop& stop);
     void rewrite_directory_entries(Task& task, const SyscallStop& stop, int64_t result);
     void finish_redirected_open(Task& task);
-    // The guest's `path` (a random device) is the file file_overlays() mounted over it.
-    bool opens_mounted_random_device(const Task& task, const std::string& path);
+    // The guest's read-only open of a file the Virtualizer generates: the path it opens, else nullopt.
+    static std::optional<std::string> opened_virtual_file(Task& task, const SyscallStop& stop);
+    // The guest's `path` is a random device, and the file file_overlays() mounted over it.
+    bool opens_mounted_random_device(const Task& task, const std::string& path) const;
     void finish_timerfd_create(Task& task, const SyscallStop& stop, int64_t result);
 
     // A redirected open waiting for its exit stop.
@@ -141,6 +143,7 @@ private:
     virt::StatRewriter stat_rewriter_;
     virt::StatInTracer stat_in_tracer_;
     virt::VirtualFiles files_;
+    std::string mounted_random_device_; // what file_overlays() mounts over the random devices
     std::map<pid_t, PendingOpen> pending_opens_;
 };
 

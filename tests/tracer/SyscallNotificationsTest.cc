@@ -20,7 +20,9 @@ constexpr long kAnswer = 4242;
 int notified_child(int report_fd) {
     const long real_parent = getppid();
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    const int listener = SeccompFilter::notifying({SYS_getppid}).install_with_listener();
+    // getpgid only when the low byte of its argument is 7.
+    const int listener =
+        SeccompFilter::notifying({SYS_getppid}, {{SYS_getpgid, 0, 0xff, 7}}).install_with_listener();
     if (listener < 0 || write(report_fd, &listener, sizeof listener) != sizeof listener) {
         return 99;
     }
@@ -28,11 +30,13 @@ int notified_child(int report_fd) {
     code |= syscall(SYS_getppid) == kAnswer ? 1 : 0;     // answered by the listener
     code |= syscall(SYS_getppid) == real_parent ? 2 : 0; // run in the kernel
     code |= syscall(SYS_getppid, 0, 0, 0, 0, 0, SeccompFilter::kRetraceMarker) == real_parent ? 4 : 0;
-    code |= syscall(SYS_getpid) == getpid() ? 8 : 0; // not notified at all
+    code |= syscall(SYS_getpid) == getpid() ? 8 : 0;               // not notified at all
+    code |= syscall(SYS_getpgid, 0x107) == kAnswer ? 16 : 0;       // its condition holds: answered
+    code |= syscall(SYS_getpgid, 0) == getpgid(getpid()) ? 32 : 0; // it does not: run in the kernel
     return code;
 }
 
-TEST(SyscallNotifications, AnswerRunInKernelAndTheMarkerPassesThrough) {
+TEST(SyscallNotifications, AnswerRunInKernelConditionsAndTheMarkerPassesThrough) {
     int report[2];
     ASSERT_EQ(pipe(report), 0);
     const pid_t child = fork();
@@ -52,11 +56,15 @@ TEST(SyscallNotifications, AnswerRunInKernelAndTheMarkerPassesThrough) {
     const auto second = notifications.receive();
     ASSERT_TRUE(second.has_value());
     EXPECT_TRUE(notifications.run_in_kernel(second->id));
-    // The marked getppid and getpid never come here: the child exits.
+    const auto conditional = notifications.receive();
+    ASSERT_TRUE(conditional.has_value());
+    EXPECT_EQ(conditional->stop.number, SYS_getpgid);
+    EXPECT_TRUE(notifications.answer(conditional->id, kAnswer));
+    // The marked getppid, getpid and getpgid(0) never come here: the child exits.
     int status = 0;
     ASSERT_EQ(waitpid(child, &status, 0), child);
     ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 1 | 2 | 4 | 8);
+    EXPECT_EQ(WEXITSTATUS(status), 1 | 2 | 4 | 8 | 16 | 32);
     close(report[0]);
     close(report[1]);
 }
