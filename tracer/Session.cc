@@ -285,14 +285,20 @@ struct Session::State {
     }
 
     // ---- resuming ----
+    // The same whether the thread leaves a ptrace stop or a notification: the guest sees what it would
+    // have seen after the stop (the vDSO clock page's values).
+    void before_guest_runs(Thread& thread) {
+        for (SyscallInterceptor* interceptor : interceptors) {
+            interceptor->on_resume(*thread.task);
+        }
+    }
+
     void resume(Thread& thread) {
         int request = thread.resume_request;
         if (debug_hook != nullptr && request == PTRACE_CONT && debug_hook->before_resume(*thread.task)) {
             request = PTRACE_SINGLESTEP;
         }
-        for (SyscallInterceptor* interceptor : interceptors) {
-            interceptor->on_resume(*thread.task);
-        }
+        before_guest_runs(thread);
         thread.task->flush_registers();
         int signal_number = thread.resume_signal;
         thread.resume_signal = 0;
@@ -540,6 +546,7 @@ struct Session::State {
                 ++notification_count;
                 thread->syscall = stop;
                 const int64_t result = emulated_result(*thread, stop, entry->decision);
+                before_guest_runs(*thread);
                 if (notifications.answer(notification->id, result)) {
                     emit_emulated(*thread, stop, entry->decision, result);
                 }
@@ -548,6 +555,7 @@ struct Session::State {
             if (runs_unwatched(*thread, stop, *entry)) {
                 ++notification_count;
                 thread->runs_notified_syscall = true;
+                before_guest_runs(*thread);
                 notifications.run_in_kernel(notification->id);
                 return;
             }

@@ -103,7 +103,8 @@ public:
     virtual bool handles_faults() const { return false; }
     virtual bool on_fault(Task& /*task*/, int /*signal*/) { return false; }
 
-    // Called before a stopped thread resumes, whatever stopped it.
+    // Called before a stopped thread resumes, whatever stopped it, and before the answer to a notified
+    // syscall lets it run on (no registers then).
     virtual void on_resume(Task& /*task*/) {}
 
     // Called at the PTRACE_EVENT_EXEC stop of a thread that completed an execve (new address space).

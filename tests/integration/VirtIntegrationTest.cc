@@ -149,6 +149,18 @@ TEST(VirtIntegrationTest, VdsoClockReadsCostNoStopAndStillAdvanceTheVirtualClock
     EXPECT_EQ(hermit_run({}, {guest, "5000"}).stdout_text, many.stdout_text);
 }
 
+// A plain run answers opens and stats from notifications, --verify (whose event sinks need exit stops)
+// stops at opens: either way the guest then reads the same vDSO clock.
+TEST(VirtIntegrationTest, RunAndVerifyShowTheGuestTheSameClock) {
+    const std::vector<std::string> guest = {"sh", "-c", "cat /etc/passwd >/dev/null; date +%s.%N"};
+    const ProcessResult run = hermit_run({}, guest);
+    const ProcessResult verified = hermit_run({"--verify"}, guest);
+    ASSERT_EQ(run.exit_status, 0) << run.stderr_text;
+    ASSERT_EQ(verified.exit_status, 0) << verified.stderr_text;
+    EXPECT_NE(run.stdout_text.find("946684800."), std::string::npos) << run.stdout_text;
+    EXPECT_EQ(run.stdout_text, verified.stdout_text);
+}
+
 TEST(VirtIntegrationTest, DateFollowsTheEpoch) {
     const ProcessResult a = hermit_run({}, {"date", "-u"});
     const ProcessResult b = hermit_run({}, {"date", "-u"});
