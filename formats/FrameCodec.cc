@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 #include <lzma.h>
 
+#include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 namespace hermit {
 
@@ -15,6 +17,13 @@ namespace {
 constexpr std::array<uint8_t, 4> kMagic = {'H', 'R', 'M', 'F'};
 // xz preset 1: several times faster than the default at a slightly lower ratio; recording speed matters more.
 constexpr uint32_t kCompressionPreset = 1;
+// The encoder's match finder allocates and clears memory in proportion to the dictionary (about 8 MiB for
+// the preset's 1 MiB): a fixed cost of every frame, most of the cost of recording a short run. A dictionary
+// larger than the payload holds nothing more to match, so it is cut to the payload (the stream header states
+// its size, so readers are unchanged).
+uint32_t dictionary_size_for(size_t payload_size, uint32_t preset_size) {
+    return static_cast<uint32_t>(std::clamp<size_t>(payload_size, LZMA_DICT_SIZE_MIN, preset_size));
+}
 // Memory the decoder may use; preset 1 needs about 2 MiB, so this only stops absurd stream headers.
 constexpr uint64_t kDecoderMemoryLimit = 64u << 20;
 
@@ -52,10 +61,17 @@ std::vector<uint8_t> encode_frame(std::span<const uint8_t> payload) {
         throw std::length_error(
             fmt::format("event batch of {} bytes exceeds the frame limit", payload.size()));
     }
+    lzma_options_lzma options{};
+    if (lzma_lzma_preset(&options, kCompressionPreset)) {
+        throw std::runtime_error("xz compression preset is not supported by liblzma");
+    }
+    options.dict_size = dictionary_size_for(payload.size(), options.dict_size);
+    std::array<lzma_filter, 2> filters = {lzma_filter{LZMA_FILTER_LZMA2, &options},
+                                          lzma_filter{LZMA_VLI_UNKNOWN, nullptr}};
     std::vector<uint8_t> frame(kFrameHeaderSize + lzma_stream_buffer_bound(payload.size()));
     size_t compressed_end = kFrameHeaderSize;
-    lzma_ret status = lzma_easy_buffer_encode(kCompressionPreset, LZMA_CHECK_NONE, nullptr, payload.data(),
-                                              payload.size(), frame.data(), &compressed_end, frame.size());
+    lzma_ret status = lzma_stream_buffer_encode(filters.data(), LZMA_CHECK_NONE, nullptr, payload.data(),
+                                                payload.size(), frame.data(), &compressed_end, frame.size());
     if (status != LZMA_OK) {
         throw std::runtime_error(
             fmt::format("xz compression failed (lzma status {})", static_cast<int>(status)));
