@@ -56,7 +56,16 @@ FormatDamage corrupt(const std::string& what) {
 
 } // namespace
 
-std::vector<uint8_t> encode_frame(std::span<const uint8_t> payload) {
+struct FrameEncoder::State {
+    lzma_stream stream = LZMA_STREAM_INIT;
+    ~State() { lzma_end(&stream); }
+};
+
+FrameEncoder::FrameEncoder() : state_(std::make_unique<State>()) {}
+
+FrameEncoder::~FrameEncoder() = default;
+
+std::vector<uint8_t> FrameEncoder::encode(std::span<const uint8_t> payload) {
     if (payload.size() > kMaxUncompressedFrameBytes) {
         throw std::length_error(
             fmt::format("event batch of {} bytes exceeds the frame limit", payload.size()));
@@ -68,14 +77,24 @@ std::vector<uint8_t> encode_frame(std::span<const uint8_t> payload) {
     options.dict_size = dictionary_size_for(payload.size(), options.dict_size);
     std::array<lzma_filter, 2> filters = {lzma_filter{LZMA_FILTER_LZMA2, &options},
                                           lzma_filter{LZMA_VLI_UNKNOWN, nullptr}};
+    // Initialising a stream that already encoded reuses its memory when the sizes allow.
+    lzma_stream& stream = state_->stream;
+    lzma_ret status = lzma_stream_encoder(&stream, filters.data(), LZMA_CHECK_NONE);
     std::vector<uint8_t> frame(kFrameHeaderSize + lzma_stream_buffer_bound(payload.size()));
-    size_t compressed_end = kFrameHeaderSize;
-    lzma_ret status = lzma_stream_buffer_encode(filters.data(), LZMA_CHECK_NONE, nullptr, payload.data(),
-                                                payload.size(), frame.data(), &compressed_end, frame.size());
-    if (status != LZMA_OK) {
+    stream.next_in = payload.data();
+    stream.avail_in = payload.size();
+    stream.next_out = frame.data() + kFrameHeaderSize;
+    stream.avail_out = frame.size() - kFrameHeaderSize;
+    // The one-call encoder's bound holds here too (LZMA2 stores incompressible chunks as they are); were it
+    // exceeded, lzma_code would stop making progress and report LZMA_BUF_ERROR.
+    while (status == LZMA_OK) {
+        status = lzma_code(&stream, LZMA_FINISH);
+    }
+    if (status != LZMA_STREAM_END) {
         throw std::runtime_error(
             fmt::format("xz compression failed (lzma status {})", static_cast<int>(status)));
     }
+    const size_t compressed_end = frame.size() - stream.avail_out;
     frame.resize(compressed_end);
     const uint32_t compressed_length = static_cast<uint32_t>(compressed_end - kFrameHeaderSize);
     uint8_t* header = frame.data();

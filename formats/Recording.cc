@@ -98,6 +98,7 @@ struct RecordingWriter::State {
     std::filesystem::path directory;
     RecordingMeta meta;
     UniqueFd events_fd;
+    FrameEncoder frame_encoder;
     std::vector<Event> pending;
     size_t pending_bytes = 0;
     uint64_t written_events = 0;
@@ -122,7 +123,7 @@ struct RecordingWriter::State {
             write_meta_atomically(directory, meta);
             meta_outdated = false;
         }
-        auto frame = encode_frame(encode_batch(written_events, pending));
+        auto frame = frame_encoder.encode(encode_batch(written_events, pending));
         write_all(events_fd.get(), frame, events_path(), meta.id);
         frames.push_back(FrameLocation{events_file_bytes, written_events, pending.size()});
         events_file_bytes += frame.size();
@@ -137,7 +138,7 @@ struct RecordingWriter::State {
             return;
         }
         RecordingIndex index{events_file_bytes, std::move(frames), summary.take()};
-        const auto frame = encode_frame(encode_recording_index(index));
+        const auto frame = frame_encoder.encode(encode_recording_index(index));
         const auto final_path = directory / kSummaryFile;
         const auto temporary_path = directory / (std::string(kSummaryFile) + ".tmp");
         {
