@@ -132,22 +132,17 @@ struct RecordingWriter::State {
         pending_bytes = 0;
     }
 
-    // Derived data: a reader ignores a damaged or missing summary.
+    // Written in place, without a temporary and a rename: it is derived data, and a reader ignores a summary
+    // that is cut short (its frame does not check) or that describes another events.hrec.
     void write_summary() {
         if (written_events > kMaxSummaryEvents) {
             return;
         }
         RecordingIndex index{events_file_bytes, std::move(frames), summary.take()};
         const auto frame = frame_encoder.encode(encode_recording_index(index));
-        const auto final_path = directory / kSummaryFile;
-        const auto temporary_path = directory / (std::string(kSummaryFile) + ".tmp");
-        {
-            UniqueFd fd = create_private_file(temporary_path, meta.id, false);
-            write_all(fd.get(), frame, temporary_path, meta.id);
-        }
-        if (::rename(temporary_path.c_str(), final_path.c_str()) != 0) {
-            throw_io_error(meta.id, final_path, errno);
-        }
+        const auto path = directory / kSummaryFile;
+        UniqueFd fd = create_private_file(path, meta.id, false);
+        write_all(fd.get(), frame, path, meta.id);
     }
 };
 

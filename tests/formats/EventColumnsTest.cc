@@ -104,6 +104,22 @@ TEST(EventColumns, DamagedSummaryIsIgnored) {
     }
 }
 
+TEST(EventColumns, SummaryCutShortIsIgnored) {
+    // finish() writes the summary in place: a hermit killed while writing it leaves a prefix.
+    TemporaryDirectory temporary;
+    const auto directory = temporary.path() / "rec";
+    const auto events = test::many_events(kEvents);
+    test::write_recording(directory, events);
+    const auto summary = read_bytes(directory / "summary.hrec");
+    for (size_t length : {size_t{0}, size_t{10}, size_t{24}, summary.size() / 2, summary.size() - 1}) {
+        write_bytes(directory / "summary.hrec",
+                    std::vector<uint8_t>(summary.begin(), summary.begin() + length));
+        RecordingReader reader(directory);
+        EXPECT_EQ(reader.event_columns(), columns_of_events(events)) << "cut to " << length << " bytes";
+        EXPECT_EQ(event_at(reader, kEvents - 1), events.back()) << "cut to " << length << " bytes";
+    }
+}
+
 TEST(EventColumns, SummaryOfAnotherStreamIsIgnored) {
     TemporaryDirectory temporary;
     const auto events = test::many_events(kEvents);
