@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -30,8 +31,23 @@ struct FrameHeader {
     uint32_t payload_crc = 0;
 };
 
-// Compresses `payload` and prepends its header: the bytes of one frame, ready for a single write().
-std::vector<uint8_t> encode_frame(std::span<const uint8_t> payload);
+// Makes frames. One encoder serves every frame of a recording: the xz encoder's memory (hash tables and
+// window, about 1 MiB for a small payload) is allocated and faulted in once, not once per frame, which was
+// a large part of the cost of recording a short run.
+class FrameEncoder {
+public:
+    FrameEncoder();
+    ~FrameEncoder();
+    FrameEncoder(const FrameEncoder&) = delete;
+    FrameEncoder& operator=(const FrameEncoder&) = delete;
+
+    // Compresses `payload` and prepends its header: the bytes of one frame, ready for a single write().
+    std::vector<uint8_t> encode(std::span<const uint8_t> payload);
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
 
 // Checks magic, header CRC, version, flags and length limits. Throws FormatDamage.
 FrameHeader parse_frame_header(std::span<const uint8_t, kFrameHeaderSize> bytes);

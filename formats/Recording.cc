@@ -71,7 +71,12 @@ void copy_file_contents(const std::filesystem::path& from, const std::filesystem
     }
 }
 
-void write_meta_atomically(const std::filesystem::path& directory, const RecordingMeta& meta, bool sync) {
+// Through a temporary and a rename, so that a reader (or a hermit that died mid-write) never leaves a torn
+// metadata file, only the previous one. Nothing of a recording is fdatasync'ed: what write() returned is in
+// the page cache, which outlives a crash of the guest or of hermit, the failures a recording promises to
+// survive (with at most the frame being filled lost). Surviving a crash of the whole machine would cost two
+// disk flushes per recording, more than the rest of a short recording's own cost.
+void write_meta_atomically(const std::filesystem::path& directory, const RecordingMeta& meta) {
     capnp::MallocMessageBuilder message;
     encode_meta(meta, message.initRoot<schema::RecordingMeta>());
     const auto final_path = directory / kMetaFile;
@@ -81,9 +86,6 @@ void write_meta_atomically(const std::filesystem::path& directory, const Recordi
         auto words = capnp::messageToFlatArray(message);
         auto bytes = words.asBytes();
         write_all(fd.get(), std::span<const uint8_t>(bytes.begin(), bytes.size()), temporary_path, meta.id);
-        if (sync && ::fdatasync(fd.get()) != 0) {
-            throw_io_error(meta.id, temporary_path, errno);
-        }
     }
     if (::rename(temporary_path.c_str(), final_path.c_str()) != 0) {
         throw_io_error(meta.id, final_path, errno);
@@ -96,6 +98,7 @@ struct RecordingWriter::State {
     std::filesystem::path directory;
     RecordingMeta meta;
     UniqueFd events_fd;
+    FrameEncoder frame_encoder;
     std::vector<Event> pending;
     size_t pending_bytes = 0;
     uint64_t written_events = 0;
@@ -117,10 +120,10 @@ struct RecordingWriter::State {
             return;
         }
         if (meta_outdated) {
-            write_meta_atomically(directory, meta, false);
+            write_meta_atomically(directory, meta);
             meta_outdated = false;
         }
-        auto frame = encode_frame(encode_batch(written_events, pending));
+        auto frame = frame_encoder.encode(encode_batch(written_events, pending));
         write_all(events_fd.get(), frame, events_path(), meta.id);
         frames.push_back(FrameLocation{events_file_bytes, written_events, pending.size()});
         events_file_bytes += frame.size();
@@ -129,22 +132,17 @@ struct RecordingWriter::State {
         pending_bytes = 0;
     }
 
-    // summary.hrec is derived data, so it needs no fdatasync: a reader ignores a damaged one.
+    // Written in place, without a temporary and a rename: it is derived data, and a reader ignores a summary
+    // that is cut short (its frame does not check) or that describes another events.hrec.
     void write_summary() {
         if (written_events > kMaxSummaryEvents) {
             return;
         }
         RecordingIndex index{events_file_bytes, std::move(frames), summary.take()};
-        const auto frame = encode_frame(encode_recording_index(index));
-        const auto final_path = directory / kSummaryFile;
-        const auto temporary_path = directory / (std::string(kSummaryFile) + ".tmp");
-        {
-            UniqueFd fd = create_private_file(temporary_path, meta.id, false);
-            write_all(fd.get(), frame, temporary_path, meta.id);
-        }
-        if (::rename(temporary_path.c_str(), final_path.c_str()) != 0) {
-            throw_io_error(meta.id, final_path, errno);
-        }
+        const auto frame = frame_encoder.encode(encode_recording_index(index));
+        const auto path = directory / kSummaryFile;
+        UniqueFd fd = create_private_file(path, meta.id, false);
+        write_all(fd.get(), frame, path, meta.id);
     }
 };
 
@@ -165,7 +163,7 @@ RecordingWriter::RecordingWriter(std::filesystem::path directory, RecordingMeta 
                     fmt::format("{} already holds a recording", state.directory.string()));
     }
     state.events_fd = create_private_file(state.events_path(), state.meta.id, true);
-    write_meta_atomically(state.directory, state.meta, false);
+    write_meta_atomically(state.directory, state.meta);
 }
 
 RecordingWriter::~RecordingWriter() {
@@ -241,16 +239,13 @@ void RecordingWriter::finish(int32_t exit_status, uint64_t guest_duration_ns) {
         throw std::logic_error("RecordingWriter::finish called twice");
     }
     state.write_pending_frame();
-    if (::fdatasync(state.events_fd.get()) != 0) {
-        throw_io_error(state.meta.id, state.events_path(), errno);
-    }
     state.write_summary();
     state.meta.finished = true;
     state.meta.exit_status = exit_status;
     state.meta.event_count = state.written_events;
     state.meta.thread_count = static_cast<uint32_t>(state.threads.size());
     state.meta.guest_duration_ns = guest_duration_ns;
-    write_meta_atomically(state.directory, state.meta, true);
+    write_meta_atomically(state.directory, state.meta);
     state.finished = true;
 }
 

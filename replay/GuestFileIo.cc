@@ -11,6 +11,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 namespace hermit::replay {
 
@@ -105,6 +108,58 @@ std::optional<GuestFileIo::Done> read_link(tracer::Task& task, const tracer::Sys
     return done;
 }
 
+bool is_access(int number) {
+    return number == SYS_access || number == SYS_faccessat || number == SYS_faccessat2;
+}
+
+// access() looks the path up with the real user and group, GuestPathLookup with the effective ones
+// (hermit's, checked by shares_credentials): the answers agree when they are the same.
+bool real_ids_are_effective(pid_t host_tid) {
+    std::ifstream status("/proc/" + std::to_string(host_tid) + "/status");
+    std::string line;
+    int matching = 0;
+    while (std::getline(status, line)) {
+        if (line.starts_with("Uid:") || line.starts_with("Gid:")) {
+            std::istringstream ids(line.substr(4));
+            uint64_t real = 0;
+            uint64_t effective = 0;
+            if (!(ids >> real >> effective) || real != effective) {
+                return false;
+            }
+            matching++;
+        }
+    }
+    return matching == 2;
+}
+
+// access(path, mode), faccessat(dirfd, path, mode) or faccessat2(dirfd, path, mode, flags) of a path that
+// names nothing for the guest (GuestPathLookup::Found::missing): ENOENT or ENOTDIR, as its kernel answers.
+// The dynamic loader asks about the usually missing /etc/ld.so.preload at every program start. Arguments
+// the kernel refuses before the lookup, anything found and what cannot be told here are left to the kernel.
+std::optional<GuestFileIo::Done> access_missing(tracer::Task& task, const tracer::SyscallStop& stop) {
+    const bool at_directory = stop.number != SYS_access;
+    const int dirfd = at_directory ? static_cast<int>(stop.args[0]) : AT_FDCWD;
+    const uint64_t path_address = stop.args[at_directory ? 1 : 0];
+    const uint64_t mode = stop.args[at_directory ? 2 : 1];
+    const uint64_t flags = stop.number == SYS_faccessat2 ? stop.args[3] : 0;
+    constexpr uint64_t kKnownFlags = AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH;
+    if ((mode & ~uint64_t{S_IRWXO}) != 0 || (flags & ~kKnownFlags) != 0) {
+        return std::nullopt;
+    }
+    const auto path = task.read_string(path_address, PATH_MAX);
+    if (!path || path->empty() || path->size() >= PATH_MAX ||
+        !tracer::virt::GuestPathLookup::shares_credentials(task.host_tid()) ||
+        ((flags & AT_EACCESS) == 0 && !real_ids_are_effective(task.host_tid()))) {
+        return std::nullopt;
+    }
+    const tracer::virt::GuestPathLookup::Found found =
+        tracer::virt::GuestPathLookup::find(task, dirfd, *path, (flags & AT_SYMLINK_NOFOLLOW) == 0);
+    if (found.file.get() >= 0 || found.missing == 0) {
+        return std::nullopt;
+    }
+    return GuestFileIo::Done{-found.missing, {}};
+}
+
 } // namespace
 
 std::optional<GuestFileIo::Done>
@@ -112,6 +167,9 @@ GuestFileIo::perform(tracer::Task& task, const tracer::SyscallStop& stop,
                      const std::function<bool(const ObjectIdentity&)>& accept) {
     if (stop.number == SYS_readlink || stop.number == SYS_readlinkat) {
         return read_link(task, stop);
+    }
+    if (is_access(stop.number)) {
+        return access_missing(task, stop);
     }
     if (!is_file_io(stop.number) || (stop.number != SYS_lseek && stop.args[2] > kMaxTransferBytes)) {
         return std::nullopt;

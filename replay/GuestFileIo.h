@@ -1,12 +1,13 @@
 #pragma once
 // GuestFileIo: a guest's read, pread64, write, pwrite64 or lseek on a regular file, done by the tracer at
 // the syscall's entry stop, through a duplicate of the guest's descriptor (pidfd_getfd: the same open file,
-// so the same offset and flags) and the guest's memory; and its readlink or readlinkat, with the link found
-// as the guest's kernel would find it (tracer/virt/GuestPathLookup). The interceptor then emulates the
-// syscall with the result, so a recorded or replayed file read or write, or a recorded readlink, costs one
+// so the same offset and flags) and the guest's memory; its readlink or readlinkat, with the link found
+// as the guest's kernel would find it (tracer/virt/GuestPathLookup); and its access, faccessat or
+// faccessat2 of a name that is missing there. The interceptor then emulates the syscall with the result, so
+// a recorded or replayed file read or write, or a recorded readlink or access of a missing name, costs one
 // ptrace stop instead of two (entry and exit). Anything else (other syscalls, pipes, sockets, devices,
-// /proc files whose size reads as 0, O_DIRECT, very large transfers, readlink errors and what
-// GuestPathLookup cannot find) is declined and runs in the kernel as before.
+// /proc files whose size reads as 0, O_DIRECT, very large transfers, readlink errors, access of what exists
+// and what GuestPathLookup cannot find) is declined and runs in the kernel as before.
 
 #include "GuestDescriptors.h"
 #include "formats/Event.h"
@@ -26,8 +27,9 @@ public:
         std::vector<MemoryWrite> outputs; // the bytes a read put into guest memory
     };
 
-    // Performs the call when it is one of the four on a regular file that `accept` agrees to (it sees the
-    // file's identity); nullopt leaves it to the kernel, with nothing done.
+    // Performs the call when it is a read, write or lseek of a regular file that `accept` agrees to (it sees
+    // the file's identity), a readlink or an access of a missing name; nullopt leaves it to the kernel, with
+    // nothing done.
     static std::optional<Done> perform(tracer::Task& task, const tracer::SyscallStop& stop,
                                        const std::function<bool(const ObjectIdentity&)>& accept);
 

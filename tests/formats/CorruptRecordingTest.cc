@@ -218,15 +218,16 @@ TEST(CorruptRecording, ValidFramesWithBadContents) {
     for (auto& byte : garbage) {
         byte = static_cast<uint8_t>(random());
     }
-    check(encode_frame(garbage), "payload is not a capnp message");
+    FrameEncoder encoder;
+    check(encoder.encode(garbage), "payload is not a capnp message");
     auto events = test::every_kind_of_event();
-    auto frame = encode_frame(encode_batch(0, events));
+    auto frame = encoder.encode(encode_batch(0, events));
     auto twice = frame;
     twice.insert(twice.end(), frame.begin(), frame.end());
     check(twice, "second frame repeats firstIndex 0");
-    check(encode_frame(encode_batch(5, events)), "first frame does not start at 0");
-    check(encode_frame(encode_batch(0, {})), "frame without events");
-    auto long_stream = encode_frame(encode_batch(0, test::many_events(200)));
+    check(encoder.encode(encode_batch(5, events)), "first frame does not start at 0");
+    check(encoder.encode(encode_batch(0, {})), "frame without events");
+    auto long_stream = encoder.encode(encode_batch(0, test::many_events(200)));
     check(long_stream, "more events than the metadata counts");
 }
 
