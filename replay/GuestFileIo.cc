@@ -1,6 +1,7 @@
 #include "GuestFileIo.h"
 
 #include "formats/FileIo.h"
+#include "tracer/ProcFs.h"
 #include "tracer/virt/GuestPathLookup.h"
 
 #include <fcntl.h>
@@ -11,9 +12,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
-#include <fstream>
-#include <sstream>
-#include <string>
 
 namespace hermit::replay {
 
@@ -112,26 +110,6 @@ bool is_access(int number) {
     return number == SYS_access || number == SYS_faccessat || number == SYS_faccessat2;
 }
 
-// access() looks the path up with the real user and group, GuestPathLookup with the effective ones
-// (hermit's, checked by shares_credentials): the answers agree when they are the same.
-bool real_ids_are_effective(pid_t host_tid) {
-    std::ifstream status("/proc/" + std::to_string(host_tid) + "/status");
-    std::string line;
-    int matching = 0;
-    while (std::getline(status, line)) {
-        if (line.starts_with("Uid:") || line.starts_with("Gid:")) {
-            std::istringstream ids(line.substr(4));
-            uint64_t real = 0;
-            uint64_t effective = 0;
-            if (!(ids >> real >> effective) || real != effective) {
-                return false;
-            }
-            matching++;
-        }
-    }
-    return matching == 2;
-}
-
 // access(path, mode), faccessat(dirfd, path, mode) or faccessat2(dirfd, path, mode, flags) of a path that
 // names nothing for the guest (GuestPathLookup::Found::missing): ENOENT or ENOTDIR, as its kernel answers.
 // The dynamic loader asks about the usually missing /etc/ld.so.preload at every program start. Arguments
@@ -149,7 +127,7 @@ std::optional<GuestFileIo::Done> access_missing(tracer::Task& task, const tracer
     const auto path = task.read_string(path_address, PATH_MAX);
     if (!path || path->empty() || path->size() >= PATH_MAX ||
         !tracer::virt::GuestPathLookup::shares_credentials(task.host_tid()) ||
-        ((flags & AT_EACCESS) == 0 && !real_ids_are_effective(task.host_tid()))) {
+        ((flags & AT_EACCESS) == 0 && !tracer::procfs::real_ids_are_effective(task.host_tid()))) {
         return std::nullopt;
     }
     const tracer::virt::GuestPathLookup::Found found =
@@ -160,7 +138,88 @@ std::optional<GuestFileIo::Done> access_missing(tracer::Task& task, const tracer
     return GuestFileIo::Done{-found.missing, {}};
 }
 
+// unlink, unlinkat, rmdir, mkdir, mkdirat, link and linkat, done by the tracer in the directories the
+// guest's kernel would find (GuestPathLookup::parent_of), as the guest; nullopt for a path or an argument
+// left to the kernel, and for a refusal (EACCES, EPERM) that the guest's own capabilities might overcome.
+std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::SyscallStop& stop) {
+    using tracer::virt::GuestPathLookup;
+    const bool at_directory = stop.number == SYS_unlinkat || stop.number == SYS_mkdirat;
+    const int dirfd = at_directory ? static_cast<int>(stop.args[0]) : AT_FDCWD;
+    auto parent = [&](int directory, uint64_t path_address) -> std::optional<GuestPathLookup::Parent> {
+        const auto path = task.read_string(path_address, PATH_MAX);
+        if (!path || path->size() >= PATH_MAX) {
+            return std::nullopt;
+        }
+        return GuestPathLookup::parent_of(task, directory, *path);
+    };
+    if (!GuestPathLookup::shares_credentials(task.host_tid())) {
+        return std::nullopt;
+    }
+    int result = 0;
+    switch (stop.number) {
+    case SYS_unlink:
+    case SYS_unlinkat:
+    case SYS_rmdir: {
+        const uint64_t flags = stop.number == SYS_unlinkat ? stop.args[2]
+                               : stop.number == SYS_rmdir  ? AT_REMOVEDIR
+                                                           : 0;
+        if ((flags & ~uint64_t{AT_REMOVEDIR}) != 0) {
+            return std::nullopt;
+        }
+        const auto name = parent(dirfd, stop.args[at_directory ? 1 : 0]);
+        if (!name) {
+            return std::nullopt;
+        }
+        result = GuestPathLookup::change_as_guest(
+            [&] { return unlinkat(name->directory.get(), name->name.c_str(), static_cast<int>(flags)); });
+        break;
+    }
+    case SYS_mkdir:
+    case SYS_mkdirat: {
+        const auto name = parent(dirfd, stop.args[at_directory ? 1 : 0]);
+        const std::optional<mode_t> mask = tracer::procfs::file_creation_mask(task.host_tid());
+        if (!name || !mask) {
+            return std::nullopt;
+        }
+        const auto mode = static_cast<mode_t>(stop.args[at_directory ? 2 : 1]);
+        // The guest's umask, not hermit's (a default ACL of the directory may override either).
+        const mode_t own_mask = umask(*mask);
+        result = GuestPathLookup::change_as_guest(
+            [&] { return mkdirat(name->directory.get(), name->name.c_str(), mode); });
+        umask(own_mask);
+        break;
+    }
+    default: { // link, linkat
+        const bool at = stop.number == SYS_linkat;
+        const uint64_t flags = at ? stop.args[4] : 0;
+        if ((flags & ~uint64_t{AT_SYMLINK_FOLLOW}) != 0) {
+            return std::nullopt;
+        }
+        const auto from = parent(at ? static_cast<int>(stop.args[0]) : AT_FDCWD, stop.args[at ? 1 : 0]);
+        const auto to = parent(at ? static_cast<int>(stop.args[2]) : AT_FDCWD, stop.args[at ? 3 : 1]);
+        if (!from || !to) {
+            return std::nullopt;
+        }
+        result = GuestPathLookup::change_as_guest([&] {
+            return linkat(from->directory.get(), from->name.c_str(), to->directory.get(), to->name.c_str(),
+                          static_cast<int>(flags));
+        });
+        break;
+    }
+    }
+    if (result == -EACCES || result == -EPERM) {
+        return std::nullopt;
+    }
+    return GuestFileIo::Done{result, {}};
+}
+
 } // namespace
+
+const std::set<int>& GuestFileIo::name_changes() {
+    static const std::set<int> numbers = {SYS_unlink,  SYS_unlinkat, SYS_rmdir, SYS_mkdir,
+                                          SYS_mkdirat, SYS_link,     SYS_linkat};
+    return numbers;
+}
 
 std::optional<GuestFileIo::Done>
 GuestFileIo::perform(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -170,6 +229,9 @@ GuestFileIo::perform(tracer::Task& task, const tracer::SyscallStop& stop,
     }
     if (is_access(stop.number)) {
         return access_missing(task, stop);
+    }
+    if (name_changes().contains(stop.number)) {
+        return change_name(task, stop);
     }
     if (!is_file_io(stop.number) || (stop.number != SYS_lseek && stop.args[2] > kMaxTransferBytes)) {
         return std::nullopt;

@@ -1,5 +1,6 @@
 #include "RecordedSyscalls.h"
 
+#include "GuestFileIo.h"
 #include "tracer/virt/StatInTracer.h"
 
 #include <linux/magic.h>
@@ -111,6 +112,7 @@ std::set<int> recorded_syscalls() {
 std::set<int> notifiable_recorded_syscalls() {
     std::set<int> numbers = tracer::virt::StatInTracer::stat_syscalls();
     numbers.insert({SYS_readlink, SYS_readlinkat});
+    numbers.insert(GuestFileIo::name_changes().begin(), GuestFileIo::name_changes().end());
     return numbers;
 }
 

@@ -46,8 +46,8 @@ size_t path_argument(int number);
 std::set<int> recorded_syscalls();
 
 // The recorded syscalls whose entry the recorder and the replayer handle without a ptrace stop (read from
-// a seccomp notification): the stat family, which the Virtualizer answers, and readlink, which the
-// recorder performs itself (GuestFileIo).
+// a seccomp notification): the stat family, which the Virtualizer answers, and readlink and the name
+// changes, which the recorder performs itself (GuestFileIo) and the replayer answers from the log.
 std::set<int> notifiable_recorded_syscalls();
 
 // Reads, writes and seeks: trapped only on descriptors that must_trap_descriptor(); on the others (the

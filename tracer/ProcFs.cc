@@ -22,24 +22,33 @@ std::string read_whole(const std::string& path) {
     return buffer.str();
 }
 
-// The last whitespace-separated field of the status line "name:\t...".
-std::optional<std::string> status_field(const std::string& status, const std::string& name, bool last) {
+// What follows "name:" on its line of a status file.
+std::optional<std::string> status_line(const std::string& status, const std::string& name) {
     std::istringstream lines(status);
     std::string line;
     while (std::getline(lines, line)) {
         if (line.rfind(name + ":", 0) == 0) {
-            std::istringstream fields(line.substr(name.size() + 1));
-            std::string field, result;
-            while (fields >> field) {
-                result = field;
-                if (!last) {
-                    break;
-                }
-            }
-            return result;
+            return line.substr(name.size() + 1);
         }
     }
     return std::nullopt;
+}
+
+// The first (or last) whitespace-separated field of the status line "name:\t...".
+std::optional<std::string> status_field(const std::string& status, const std::string& name, bool last) {
+    const auto line = status_line(status, name);
+    if (!line) {
+        return std::nullopt;
+    }
+    std::istringstream fields(*line);
+    std::string field, result;
+    while (fields >> field) {
+        result = field;
+        if (!last) {
+            break;
+        }
+    }
+    return result;
 }
 
 // The fields of /proc/<tid>/stat after the command name (state first). The name in parentheses may
@@ -117,6 +126,25 @@ SignalDispositions signal_dispositions(pid_t host_tid) {
     std::string status = read_whole(proc_path(host_tid, "status"));
     return {hex_field(status, "SigCgt"), hex_field(status, "SigIgn"), hex_field(status, "SigBlk"),
             hex_field(status, "SigPnd") | hex_field(status, "ShdPnd")};
+}
+
+bool real_ids_are_effective(pid_t host_tid) {
+    const std::string status = read_whole(proc_path(host_tid, "status"));
+    for (const char* name : {"Uid", "Gid"}) {
+        const auto line = status_line(status, name);
+        std::istringstream ids(line.value_or(""));
+        uint64_t real = 0;
+        uint64_t effective = 0;
+        if (!(ids >> real >> effective) || real != effective) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::optional<mode_t> file_creation_mask(pid_t host_tid) {
+    const auto mask = status_field(read_whole(proc_path(host_tid, "status")), "Umask", false);
+    return mask ? std::optional(static_cast<mode_t>(std::stoul(*mask, nullptr, 8))) : std::nullopt;
 }
 
 std::string executable_path(pid_t host_tid) {

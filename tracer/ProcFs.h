@@ -33,6 +33,10 @@ struct SignalDispositions {
     uint64_t pending = 0; // pending for the thread or its whole process
 };
 SignalDispositions signal_dispositions(pid_t host_tid);
+// Whether the thread's real user and group are its effective ones (Uid and Gid in /proc/<tid>/status).
+bool real_ids_are_effective(pid_t host_tid);
+// The thread's umask, or nullopt when it is gone.
+std::optional<mode_t> file_creation_mask(pid_t host_tid);
 std::string executable_path(pid_t host_tid);
 // The child processes of a process (of any of its threads), by host pid.
 std::vector<pid_t> child_processes(pid_t host_pid);

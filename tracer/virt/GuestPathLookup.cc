@@ -18,25 +18,29 @@
 namespace hermit::tracer::virt {
 namespace {
 
-// For its lifetime, this thread cannot override file permissions (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH):
-// the guest has the same uid and groups as hermit but maybe not its capabilities.
+// The capabilities that let hermit find files the guest may not: those that override file permissions.
+constexpr uint32_t kLookupOverrides = (1U << CAP_DAC_OVERRIDE) | (1U << CAP_DAC_READ_SEARCH);
+// And those that let it change names the guest may not (a sticky directory, a protected hard link).
+constexpr uint32_t kChangeOverrides = kLookupOverrides | (1U << CAP_FOWNER);
+
+// For its lifetime, this thread does without the capabilities `overrides` (of the first 32): the guest has
+// the same uid and groups as hermit but maybe not its capabilities.
 // Hermit's capabilities do not change while it runs, so they are read once (a lookup is on the hot path of
 // every stat the guest makes).
 class WithoutPermissionOverride {
 public:
-    WithoutPermissionOverride() {
+    explicit WithoutPermissionOverride(uint32_t overrides = kLookupOverrides) {
         const Capabilities& own = capabilities();
         if (!own.known) {
             return;
         }
-        constexpr uint32_t kOverrides = (1U << CAP_DAC_OVERRIDE) | (1U << CAP_DAC_READ_SEARCH);
-        if ((own.data[0].effective & kOverrides) == 0) {
+        if ((own.data[0].effective & overrides) == 0) {
             dropped_or_absent_ = true;
             return;
         }
         __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
         __user_cap_data_struct reduced[2] = {own.data[0], own.data[1]};
-        reduced[0].effective &= ~kOverrides;
+        reduced[0].effective &= ~overrides;
         changed_ = syscall(SYS_capset, &header, reduced) == 0;
         dropped_or_absent_ = changed_;
     }
@@ -133,6 +137,29 @@ GuestPathLookup::Found GuestPathLookup::find(const Task& task, int dirfd, const 
         return {};
     }
     return {UniqueFd{}, errno == ENOENT || errno == ENOTDIR ? errno : 0};
+}
+
+std::optional<GuestPathLookup::Parent> GuestPathLookup::parent_of(const Task& task, int dirfd,
+                                                                  const std::string& path) {
+    const size_t slash = path.rfind('/');
+    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (name.empty() || name == "." || name == "..") {
+        return std::nullopt; // the kernel's own cases: a trailing slash, the directory itself or its parent
+    }
+    const std::string directory = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+    Found found = find(task, dirfd, directory, true);
+    if (found.file.get() < 0) {
+        return std::nullopt;
+    }
+    return Parent{std::move(found.file), name};
+}
+
+int GuestPathLookup::change_as_guest(const std::function<int()>& change) {
+    const WithoutPermissionOverride guest_permissions(kChangeOverrides);
+    if (!guest_permissions.holds()) {
+        return -EPERM;
+    }
+    return change() == 0 ? 0 : -errno;
 }
 
 bool GuestPathLookup::shares_credentials(pid_t host_tid) {

@@ -15,6 +15,8 @@
 
 #include <sys/types.h>
 
+#include <functional>
+#include <optional>
 #include <string>
 
 namespace hermit::tracer {
@@ -39,6 +41,21 @@ public:
     // symlink itself unless `follow`; an empty path names `dirfd`. No file when it cannot be found here as
     // the kernel would find it.
     static Found find(const Task& task, int dirfd, const std::string& path, bool follow);
+
+    // The directory that holds the last name of `path` (from `dirfd`), found as find() finds a file, and
+    // that name: for a syscall that changes the name itself (unlink, mkdir, link). None for a last name
+    // that is "." or "..", a path that ends in '/' (the kernel's own cases), or a directory not found here.
+    struct Parent {
+        UniqueFd directory;
+        std::string name;
+    };
+    static std::optional<Parent> parent_of(const Task& task, int dirfd, const std::string& path);
+
+    // Runs `change` (a syscall on a Parent's directory, 0 or -1 with errno) without hermit's capabilities
+    // that override file permissions or ownership: the guest, with hermit's credentials, gets the same
+    // answer, or a better one from its capabilities in its user namespace, where hermit's is EACCES or
+    // EPERM. Returns 0 or -errno.
+    static int change_as_guest(const std::function<int()>& change);
 
     // The guest thread's effective owner and group (those of /proc/<tid>) are hermit's.
     static bool shares_credentials(pid_t host_tid);
