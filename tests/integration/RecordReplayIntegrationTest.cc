@@ -36,8 +36,13 @@ protected:
     }
 
     std::string record_and_replay(const std::vector<std::string>& command);
-    long record_and_replay_in_scratch(const std::string& name, const std::vector<std::string>& guest,
-                                      const std::filesystem::path& scratch, const std::string& native_output);
+    // A guest that takes a scratch directory and a repeat count, run natively, then recorded and replayed.
+    struct ScratchRuns {
+        ProcessResult native;
+        long recording_stops = -1; // ptrace stops of the recording
+    };
+    ScratchRuns run_record_and_replay_in_scratch(const std::string& name, const std::string& guest,
+                                                 const std::string& repeats);
     ProcessResult record_with_outside_signal(const std::string& mode);
 
     std::filesystem::path directory_;
@@ -224,77 +229,73 @@ TEST_F(RecordReplayTest, PassedDescriptorsAreTrappedUnconnectedSocketsAreNot) {
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
 }
 
-// Records `guest` as `name` (it must print `native_output`, as it did natively), then replays it with
-// `scratch`, the directory the guest fills, emptied. Returns the recording run's ptrace stops.
-long RecordReplayTest::record_and_replay_in_scratch(const std::string& name,
-                                                    const std::vector<std::string>& guest,
-                                                    const std::filesystem::path& scratch,
-                                                    const std::string& native_output) {
+// Runs `guest` with a new scratch directory directory_/name natively, then records it as `name` (it must
+// print what it did natively) and replays it, the scratch directory emptied before each run.
+RecordReplayTest::ScratchRuns RecordReplayTest::run_record_and_replay_in_scratch(const std::string& name,
+                                                                                 const std::string& guest,
+                                                                                 const std::string& repeats) {
+    const auto scratch = directory_ / name;
+    const std::vector<std::string> command = {guest_path(guest), scratch.string(), repeats};
+    auto empty_scratch = [&] {
+        std::filesystem::remove_all(scratch);
+        std::filesystem::create_directory(scratch);
+    };
+    empty_scratch();
+    ScratchRuns runs{run_process(command, "", 60)};
+    EXPECT_EQ(runs.native.exit_status, 0) << runs.native.stderr_text;
+
+    empty_scratch();
     std::vector<std::string> arguments = {"--log=debug", "record", "start", "--name=" + name, "--"};
-    arguments.insert(arguments.end(), guest.begin(), guest.end());
+    arguments.insert(arguments.end(), command.begin(), command.end());
     ProcessResult recorded = hermit(arguments);
     EXPECT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
-    EXPECT_EQ(recorded.stdout_text, native_output);
+    EXPECT_EQ(recorded.stdout_text, runs.native.stdout_text);
     const size_t at = recorded.stderr_text.find("guest done: ");
     EXPECT_NE(at, std::string::npos) << recorded.stderr_text;
-    const long stops = at == std::string::npos ? -1 : std::stol(recorded.stderr_text.substr(at + 12));
+    runs.recording_stops = at == std::string::npos ? -1 : std::stol(recorded.stderr_text.substr(at + 12));
 
-    std::filesystem::remove_all(scratch);
-    std::filesystem::create_directory(scratch);
+    empty_scratch();
     ProcessResult replayed = hermit({"replay", name + "-1", "--autopilot"});
     EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
-    return stops;
+    return runs;
 }
 
 // readlink is recorded in one stop when hermit can find the link as the guest's kernel would: the answers
 // are the kernel's (as natively), the recording replays them, and 200 readlinks in a loop cost about 200
 // stops, not 400.
 TEST_F(RecordReplayTest, ReadlinkIsRecordedInOneStopWithTheKernelsAnswers) {
-    const auto scratch = directory_ / "links";
-    std::filesystem::create_directory(scratch);
-    const std::vector<std::string> guest = {guest_path("replay_readlink"), scratch.string(), "100"};
-    ProcessResult native = run_process(guest, "", 60);
-    ASSERT_EQ(native.exit_status, 0) << native.stderr_text;
-    EXPECT_NE(native.stdout_text.find("link: 10 the-target\ntruncated: 3 the\nat directory: 10 the-target\n"
-                                      "not a link: Invalid argument\nmissing: No such file or directory\n"
-                                      "trailing slash: Invalid argument\nown executable: found\n"),
-              std::string::npos)
-        << native.stdout_text;
-
-    EXPECT_LT(record_and_replay_in_scratch("links", guest, scratch, native.stdout_text), 300);
+    const ScratchRuns runs = run_record_and_replay_in_scratch("links", "replay_readlink", "100");
+    EXPECT_NE(
+        runs.native.stdout_text.find("link: 10 the-target\ntruncated: 3 the\nat directory: 10 the-target\n"
+                                     "not a link: Invalid argument\nmissing: No such file or directory\n"
+                                     "trailing slash: Invalid argument\nown executable: found\n"),
+        std::string::npos)
+        << runs.native.stdout_text;
+    EXPECT_LT(runs.recording_stops, 300);
 }
 
 // access of a name that is missing is recorded in one stop (the dynamic loader asks about
 // /etc/ld.so.preload at every program start): the answers are the kernel's, the recording replays them, and
 // 200 accesses in a loop cost about 200 stops, not 400.
 TEST_F(RecordReplayTest, AccessOfAMissingNameIsRecordedInOneStopWithTheKernelsAnswer) {
-    const auto scratch = directory_ / "access";
-    std::filesystem::create_directory(scratch);
-    const std::vector<std::string> guest = {guest_path("replay_access"), scratch.string(), "200"};
-    ProcessResult native = run_process(guest, "", 60);
-    ASSERT_EQ(native.exit_status, 0) << native.stderr_text;
-    EXPECT_EQ(native.stdout_text,
+    const ScratchRuns runs = run_record_and_replay_in_scratch("access", "replay_access", "200");
+    EXPECT_EQ(runs.native.stdout_text,
               "missing: No such file or directory\nunder a file: Not a directory\n"
               "at directory, missing: No such file or directory\nat directory, existing: yes\n"
               "effective ids, missing: No such file or directory\nexisting: yes\n"
               "dangling link: No such file or directory\ndangling link itself: yes\n"
               "bad mode: Invalid argument\nbad flags: Invalid argument\nloop: 200 missing\n");
-
-    EXPECT_LT(record_and_replay_in_scratch("access", guest, scratch, native.stdout_text), 300);
+    EXPECT_LT(runs.recording_stops, 300);
 }
 
 // mkdir, link, unlink and rmdir are done by the tracer in the directories the guest's kernel would find, as
 // the guest (its umask, its errors), so each is one notification or stop: 200 in a loop cost under 300
 // stops, not 400. A replay answers them from the log and leaves the scratch directory alone.
 TEST_F(RecordReplayTest, NameChangesAreRecordedInOneStopWithTheKernelsAnswers) {
-    const auto scratch = directory_ / "names";
-    std::filesystem::create_directory(scratch);
-    const std::vector<std::string> guest = {guest_path("replay_name_changes"), scratch.string(), "100"};
-    ProcessResult native = run_process(guest, "", 60);
-    ASSERT_EQ(native.exit_status, 0) << native.stderr_text;
+    const ScratchRuns runs = run_record_and_replay_in_scratch("names", "replay_name_changes", "100");
     EXPECT_EQ(
-        native.stdout_text,
+        runs.native.stdout_text,
         "mkdir: yes\nits mode: 750\nmkdir again: File exists\nmkdirat: yes\nits mode: 700\n"
         "mkdir under a file: Not a directory\nlink: yes\nlink again: File exists\nlinkat: yes\n"
         "link of a missing file: No such file or directory\nunlink: yes\n"
@@ -302,11 +303,9 @@ TEST_F(RecordReplayTest, NameChangesAreRecordedInOneStopWithTheKernelsAnswers) {
         "rmdir of a full directory: Directory not empty\nunlinkat, removing a directory: yes\n"
         "rmdir with a trailing slash: yes\nrmdir of .: Invalid argument\n"
         "unlinkat with unknown flags: Invalid argument\nloop: 100 made and removed\n");
-    std::filesystem::remove_all(scratch);
-    std::filesystem::create_directory(scratch);
-
-    EXPECT_LT(record_and_replay_in_scratch("names", guest, scratch, native.stdout_text), 300);
-    EXPECT_TRUE(std::filesystem::is_empty(scratch)) << "the replay changed the scratch directory";
+    EXPECT_LT(runs.recording_stops, 300);
+    EXPECT_TRUE(std::filesystem::is_empty(directory_ / "names"))
+        << "the replay changed the scratch directory";
 }
 
 uint64_t directory_bytes(const std::filesystem::path& directory) {
