@@ -6,20 +6,25 @@
 # a mode is one more "name|command prefix" line (replay, which needs a recording first, is the one mode
 # handled apart in the loop).
 #
-# Usage: ./bench/run.sh [--quick] BUILD_DIR
-#   --quick  one run per cell and a tenth of the loop counts (a smoke test, not a measurement)
+# Usage: ./bench/run.sh [--quick] [--interleaved=ROUNDS] BUILD_DIR
+#   --quick            one run per cell and a tenth of the loop counts (a smoke test, not a measurement)
+#   --interleaved=N    N rounds, each running native, strace -f, hermit, record and replay of every workload
+#                      once, one after another: a VM's speed drifts over minutes, and cells timed side by
+#                      side drift together. Prints medians and the median of the per-round ratios.
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 [--quick] BUILD_DIR" >&2
+    echo "usage: $0 [--quick] [--interleaved=ROUNDS] BUILD_DIR" >&2
     exit 2
 }
 
 quick=0
+interleaved=0
 build_dir=""
 for argument in "$@"; do
     case $argument in
     --quick) quick=1 ;;
+    --interleaved=*) interleaved=${argument#*=}; [[ $interleaved =~ ^[1-9][0-9]*$ ]] || usage ;;
     -h | --help) usage ;;
     *) [[ -z $build_dir ]] || usage; build_dir=$argument ;;
     esac
@@ -73,6 +78,11 @@ workloads=(
     "sort 5 MB|rm -f $work/sorted.txt|sort -o $work/sorted.txt $work/lines.txt"
 )
 
+# The median of the numbers on stdin, or "-" when a run failed or timed out.
+median() {
+    sort -g | awk '!/^[0-9.]+$/ { bad = 1 } { t[NR] = $1 } END { if (bad || NR == 0) print "-"; else printf "%.3f\n", t[int((NR + 1) / 2)] }'
+}
+
 # Prints the median wall time in seconds of `runs` runs of COMMAND, or "fail"/"timeout".
 median_seconds() {
     local prepare=$1 command="timeout $time_limit $2"
@@ -97,7 +107,7 @@ median_seconds() {
         if ((status != 0)); then echo fail; return; fi
         times+=("$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')")
     done
-    printf '%s\n' "${times[@]}" | sort -g | awk '{ t[NR] = $1 } END { printf "%.3f\n", t[int((NR + 1) / 2)] }'
+    printf '%s\n' "${times[@]}" | median
 }
 
 ratio() {
@@ -130,6 +140,44 @@ rate() {
         echo "-"
     fi
 }
+
+# The median of the per-round ratios of two lists of times (one per round, in round order).
+paired_ratio() {
+    paste -d' ' <(tr ' ' '\n' <<<"$1" | grep .) <(tr ' ' '\n' <<<"$2" | grep .) |
+        awk '$1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ && $2 > 0 { print $1 / $2 }' | median |
+        awk '/^[0-9.]+$/ { printf "%.2fx\n", $1; next } { print }'
+}
+
+if ((interleaved > 0)); then
+    runs=1
+    declare -A samples=()
+    interleaved_modes=("native|" "strace -f|strace -f -o /dev/null" "hermit|$hermit run --" "record|$record")
+    for ((round = 1; round <= interleaved; round++)); do
+        echo "round $round of $interleaved" >&2
+        for workload in "${workloads[@]}"; do
+            IFS='|' read -r name prepare command <<<"$workload"
+            for mode in "${interleaved_modes[@]}"; do
+                prefix=${mode#*|}
+                samples["$name|${mode%%|*}"]+="$(median_seconds "$prepare" "${prefix:+$prefix }$command") "
+            done
+            samples["$name|replay"]+="$(median_seconds "$prepare" "$replay") "
+        done
+    done
+    echo "| workload | native s | strace -f s | hermit s | record s | replay s | hermit/strace | record/hermit | replay/record |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    for workload in "${workloads[@]}"; do
+        name=${workload%%|*}
+        row="| $name |"
+        for mode in native "strace -f" hermit record replay; do
+            row+=" $(tr ' ' '\n' <<<"${samples[$name|$mode]}" | grep . | median) |"
+        done
+        row+=" $(paired_ratio "${samples[$name|hermit]}" "${samples[$name|strace -f]}") |"
+        row+=" $(paired_ratio "${samples[$name|record]}" "${samples[$name|hermit]}") |"
+        row+=" $(paired_ratio "${samples[$name|replay]}" "${samples[$name|record]}") |"
+        echo "$row"
+    done
+    exit 0
+fi
 
 header="| workload |"
 rule="| --- |"
