@@ -196,10 +196,6 @@ struct Thread {
     SyscallStop syscall;
     std::vector<SyscallInterceptor*> exit_interceptors;
     std::optional<NotifiedEntry> notified;
-    // The kernel runs a notified syscall no interceptor acts on (SECCOMP_USER_NOTIF_FLAG_CONTINUE): if the
-    // thread sleeps in it, it waits like in any syscall, not for the tracer's answer. Until its next stop
-    // or notification.
-    bool runs_notified_syscall = false;
     // r9 holds SeccompFilter::kRetraceMarker instead of this, the guest's value (see on_seccomp_stop).
     std::optional<uint64_t> guest_r9;
     // Blocked detection of the token holder.
@@ -245,7 +241,6 @@ struct Session::State {
     // Syscalls answered from a seccomp notification, without a ptrace stop.
     uint64_t notification_count = 0;
     SyscallNotifications notifications;
-    std::set<int> notified_syscalls;
     UniqueFd signals; // signalfd of wait_signals
     pid_t holder = 0; // host tid of the thread holding the run token, 0 when nobody runs
     int64_t check_interval_ns = kFirstCheckNs;
@@ -533,7 +528,6 @@ struct Session::State {
             notifications.run_in_kernel(notification->id);
             return;
         }
-        thread->runs_notified_syscall = false;
         const SyscallStop& stop = notification->stop;
         std::optional<EntryDecision> entry;
         const bool all_answer =
@@ -554,7 +548,6 @@ struct Session::State {
             }
             if (runs_unwatched(*thread, stop, *entry)) {
                 ++notification_count;
-                thread->runs_notified_syscall = true;
                 before_guest_runs(*thread);
                 notifications.run_in_kernel(notification->id);
                 return;
@@ -1114,7 +1107,6 @@ struct Session::State {
             }
             return;
         }
-        thread->runs_notified_syscall = false;
         if (killing) {
             ptrace(PTRACE_CONT, host_tid, nullptr, 0);
             return;
@@ -1253,9 +1245,8 @@ struct Session::State {
         }
         char state = procfs::thread_state(host_tid);
         const std::optional<long> current = procfs::current_syscall(host_tid);
-        if (current && !thread->guest_r9 && !thread->runs_notified_syscall &&
-            notified_syscalls.contains(static_cast<int>(*current))) {
-            return; // it waits for its notification to be answered, which is the tracer's next job
+        if (current && !thread->guest_r9 && notifications.pending()) {
+            return; // it may wait for a notification not yet read, which is the tracer's next job
         }
         if (state == 'S' && current) {
             thread->interrupt_requested = true;
@@ -1536,11 +1527,7 @@ int Session::run() {
     launch.filter = &filter;
     const State::NotifiedSyscalls notified = state.notifiable_syscalls(trapped, trapped_conditionally);
     const SeccompFilter notifying = SeccompFilter::notifying(notified.always, notified.conditional);
-    state.notified_syscalls = notified.always;
-    for (const ConditionalTrap& trap : notified.conditional) {
-        state.notified_syscalls.insert(trap.number);
-    }
-    if (!state.notified_syscalls.empty()) {
+    if (!notified.always.empty() || !notified.conditional.empty()) {
         launch.notifying_filter = &notifying;
     }
 

@@ -1,6 +1,7 @@
 #include "SyscallNotifications.h"
 
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -39,6 +40,11 @@ std::optional<SyscallNotifications::Notification> SyscallNotifications::receive(
     Notification notification{request.id, static_cast<pid_t>(request.pid), {request.data.nr, {}}};
     std::copy(std::begin(request.data.args), std::end(request.data.args), notification.stop.args.begin());
     return notification;
+}
+
+bool SyscallNotifications::pending() const {
+    pollfd listener{listener_.get(), POLLIN, 0};
+    return active() && poll(&listener, 1, 0) == 1 && (listener.revents & POLLIN) != 0;
 }
 
 bool SyscallNotifications::answer(uint64_t id, int64_t result) {

@@ -36,6 +36,8 @@ public:
     bool active() const { return listener_.get() >= 0; }
     int descriptor() const { return listener_.get(); }
 
+    // A notification waits to be read (without waiting for one).
+    bool pending() const;
     // The next notification; nullopt when the thread was killed before it was read.
     std::optional<Notification> receive();
     // The guest sees `result` (a negative errno for a failure). False when the thread is gone.
