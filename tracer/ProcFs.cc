@@ -112,14 +112,17 @@ std::vector<pid_t> child_processes(pid_t host_pid) {
     return children;
 }
 
-std::optional<long> current_syscall(pid_t host_tid) {
-    // "NR arg1 ... sp pc", or "-1 sp pc" outside a syscall, or "running".
+std::optional<SyscallStop> current_syscall(pid_t host_tid) {
+    // "NR arg1 ... sp pc" (the arguments in hex), or "-1 sp pc" outside a syscall, or "running".
     std::istringstream fields(read_whole(proc_path(host_tid, "syscall")));
-    long number = -1;
-    if (!(fields >> number) || number < 0) {
+    SyscallStop call;
+    if (!(fields >> call.number) || call.number < 0) {
         return std::nullopt;
     }
-    return number;
+    for (uint64_t& argument : call.args) {
+        fields >> std::hex >> argument;
+    }
+    return call;
 }
 
 SignalDispositions signal_dispositions(pid_t host_tid) {

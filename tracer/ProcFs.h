@@ -2,6 +2,8 @@
 // ProcFs: the facts about a guest thread that only /proc knows (namespace-local ids, scheduler state,
 // whether it sits in a syscall, signal dispositions). Every function tolerates a vanished thread.
 
+#include "SyscallInterceptor.h"
+
 #include <sys/types.h>
 
 #include <cstdint>
@@ -22,9 +24,9 @@ struct GuestIds {
 GuestIds guest_ids(pid_t host_tid);
 // The state letter of /proc/<tid>/stat ('R', 'S', 'D', 't', 'Z', ...), or 0 when the thread is gone.
 char thread_state(pid_t host_tid);
-// The number of the system call the thread sleeps in, from /proc/<tid>/syscall; nullopt when it runs, is
-// stopped outside a syscall, or is gone.
-std::optional<long> current_syscall(pid_t host_tid);
+// The system call the thread sleeps in (number and arguments), from /proc/<tid>/syscall; nullopt when it
+// runs, is stopped outside a syscall, or is gone.
+std::optional<SyscallStop> current_syscall(pid_t host_tid);
 // Bit masks (bit N-1 for signal N) of the process's caught, ignored and blocked signals.
 struct SignalDispositions {
     uint64_t caught = 0;

@@ -9,8 +9,10 @@
 #include "TimerSource.h"
 #include "WaitPredictor.h"
 #include "formats/Error.h"
+#include "virt/GuestPathLookup.h"
 #include "virt/VirtualClock.h"
 
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
@@ -18,6 +20,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,6 +29,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -150,6 +154,8 @@ enum class ThreadState {
     Running,      // resumed (the token holder, or any thread without deterministic scheduling)
     Ready,        // ptrace-stopped, waiting for the token
     Blocked,      // interrupted while blocked in the kernel; retried at later scheduling points
+    Released,     // left asleep in an open that waits for another thread (a FIFO's other end), until its next
+                  // stop
     Waiting,      // parked at the entry of a syscall that would wait, until the wait is over
     GroupStopped, // in a job-control stop (PTRACE_LISTEN) until SIGCONT
     VforkWaiting, // a vfork parent: running in the kernel until its child execs or exits
@@ -534,7 +540,9 @@ struct Session::State {
             std::all_of(interceptors.begin(), interceptors.end(), [&](SyscallInterceptor* interceptor) {
                 return interceptor->answers_without_stop(*thread->task, stop);
             });
-        if (all_answer && thread->outside_signals.empty() && !thread->sent_signal) {
+        // A released thread (ThreadState::Released) waits for the token at a ptrace stop.
+        const bool holds_token = !deterministic() || holder == thread->task->host_tid();
+        if (all_answer && holds_token && thread->outside_signals.empty() && !thread->sent_signal) {
             entry = ask_interceptors(*thread, stop);
             if (entry->decision.kind == SyscallDecision::Kind::Emulate && !entry->yield_requested) {
                 ++notification_count;
@@ -1237,16 +1245,23 @@ struct Session::State {
         }
         pid_t host_tid = thread->task->host_tid();
         if (holds_exits()) {
-            const std::optional<long> sleeping_in = procfs::current_syscall(host_tid);
-            if (sleeping_in == SYS_execve || sleeping_in == SYS_execveat) {
+            const std::optional<SyscallStop> sleeping_in = procfs::current_syscall(host_tid);
+            if (sleeping_in && (sleeping_in->number == SYS_execve || sleeping_in->number == SYS_execveat)) {
                 release_held_exits(thread->task->host_pid());
                 return;
             }
         }
         char state = procfs::thread_state(host_tid);
-        const std::optional<long> current = procfs::current_syscall(host_tid);
+        const std::optional<SyscallStop> current = procfs::current_syscall(host_tid);
         if (current && !thread->guest_r9 && notifications.pending()) {
             return; // it may wait for a notification not yet read, which is the tracer's next job
+        }
+        if (state == 'S' && current && opens_fifo(*thread->task, *current)) {
+            // Interrupted, the open would be retried only while no other thread is in the kernel, and the
+            // other end's open the same way: the two would never wait at the same time. So it stays in the
+            // kernel, and rejoins the schedule at its next stop.
+            yield(*thread, ScheduleEvent::Reason::Blocked, ThreadState::Released);
+            return;
         }
         if (state == 'S' && current) {
             thread->interrupt_requested = true;
@@ -1263,6 +1278,20 @@ struct Session::State {
                          "nothing preempts it, so if it waits for one of them this run never ends",
                          thread->task->tid(), kSpinWarningNs / 1'000'000'000);
         }
+    }
+
+    // The sleeping `call` opens a FIFO: it waits for the other end's opener, maybe another guest thread.
+    static bool opens_fifo(Task& task, const SyscallStop& call) {
+        if (call.number != SYS_open && call.number != SYS_openat && call.number != SYS_openat2) {
+            return false;
+        }
+        const bool at_directory = call.number != SYS_open;
+        const auto path = task.read_string(call.args[at_directory ? 1 : 0], PATH_MAX);
+        const int dirfd = at_directory ? static_cast<int>(call.args[0]) : AT_FDCWD;
+        struct stat status {};
+        const virt::GuestPathLookup::Found found =
+            path ? virt::GuestPathLookup::find(task, dirfd, *path, true) : virt::GuestPathLookup::Found{};
+        return found.file.get() >= 0 && fstat(found.file.get(), &status) == 0 && S_ISFIFO(status.st_mode);
     }
 
     // Whether a thread other than the holder could use the token.

@@ -76,6 +76,18 @@ TEST(HermitRun, ThreadBlockedOnAPipeDoesNotDeadlock) {
     EXPECT_EQ(result.stdout_text, "read 17: through the pipe\n");
 }
 
+// The two ends of a FIFO, opened by two guest processes: each open waits for the other, so the one that
+// sleeps first is left in the kernel (not interrupted and retried) while the other runs.
+TEST(HermitRun, ProcessesOpeningTheTwoEndsOfAFifoDoNotDeadlock) {
+    for (const char* script :
+         {"d=$(mktemp -d); mkfifo $d/f; cat $d/f & echo through > $d/f; wait; rm -r $d",
+          "d=$(mktemp -d); mkfifo $d/f; (echo through > $d/f) & cat $d/f; wait; rm -r $d"}) {
+        ProcessResult result = hermit_run({"sh", "-c", script});
+        EXPECT_EQ(result.exit_status, 0) << script << ": " << result.stderr_text;
+        EXPECT_EQ(result.stdout_text, "through\n") << script;
+    }
+}
+
 TEST(HermitRun, MissingExecutableIs127WithE003) {
     ProcessResult result = hermit_run({"no-such-program-for-hermit"});
     EXPECT_EQ(result.exit_status, 127);
