@@ -5,6 +5,7 @@
 #include "tracer/virt/GuestPathLookup.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -138,8 +139,8 @@ std::optional<GuestFileIo::Done> access_missing(tracer::Task& task, const tracer
     return GuestFileIo::Done{-found.missing, {}};
 }
 
-// unlink, unlinkat, rmdir, mkdir, mkdirat, link and linkat, done by the tracer in the directories the
-// guest's kernel would find (GuestPathLookup::parent_of), as the guest; nullopt for a path or an argument
+// unlink, rmdir, mkdir, link, rename and symlink (and their *at forms), done by the tracer in the directories
+// the guest's kernel would find (GuestPathLookup::parent_of), as the guest; nullopt for a path or an argument
 // left to the kernel, and for a refusal (EACCES, EPERM) that the guest's own capabilities might overcome.
 std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::SyscallStop& stop) {
     using tracer::virt::GuestPathLookup;
@@ -189,10 +190,24 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
         umask(own_mask);
         break;
     }
-    default: { // link, linkat
-        const bool at = stop.number == SYS_linkat;
-        const uint64_t flags = at ? stop.args[4] : 0;
-        if ((flags & ~uint64_t{AT_SYMLINK_FOLLOW}) != 0) {
+    case SYS_symlink:
+    case SYS_symlinkat: {
+        const bool at = stop.number == SYS_symlinkat;
+        const auto target = task.read_string(stop.args[0], PATH_MAX);
+        const auto name = parent(at ? static_cast<int>(stop.args[1]) : AT_FDCWD, stop.args[at ? 2 : 1]);
+        if (!target || target->size() >= PATH_MAX || !name) {
+            return std::nullopt;
+        }
+        result = GuestPathLookup::change_as_guest(
+            [&] { return symlinkat(target->c_str(), name->directory.get(), name->name.c_str()); });
+        break;
+    }
+    default: { // link, linkat, rename, renameat, renameat2: (dirfd, path, dirfd, path, flags) or (path, path)
+        const bool linking = stop.number == SYS_link || stop.number == SYS_linkat;
+        const bool at = stop.number != SYS_link && stop.number != SYS_rename;
+        const uint64_t flags = stop.number == SYS_linkat || stop.number == SYS_renameat2 ? stop.args[4] : 0;
+        const uint64_t known_flags = linking ? AT_SYMLINK_FOLLOW : RENAME_NOREPLACE | RENAME_EXCHANGE;
+        if ((flags & ~known_flags) != 0) {
             return std::nullopt;
         }
         const auto from = parent(at ? static_cast<int>(stop.args[0]) : AT_FDCWD, stop.args[at ? 1 : 0]);
@@ -201,8 +216,12 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
             return std::nullopt;
         }
         result = GuestPathLookup::change_as_guest([&] {
-            return linkat(from->directory.get(), from->name.c_str(), to->directory.get(), to->name.c_str(),
-                          static_cast<int>(flags));
+            const int old_directory = from->directory.get();
+            const int new_directory = to->directory.get();
+            return linking ? linkat(old_directory, from->name.c_str(), new_directory, to->name.c_str(),
+                                    static_cast<int>(flags))
+                           : renameat2(old_directory, from->name.c_str(), new_directory, to->name.c_str(),
+                                       static_cast<unsigned>(flags));
         });
         break;
     }
@@ -216,8 +235,9 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
 } // namespace
 
 const std::set<int>& GuestFileIo::name_changes() {
-    static const std::set<int> numbers = {SYS_unlink,  SYS_unlinkat, SYS_rmdir, SYS_mkdir,
-                                          SYS_mkdirat, SYS_link,     SYS_linkat};
+    static const std::set<int> numbers = {SYS_unlink,   SYS_unlinkat,  SYS_rmdir,   SYS_mkdir,
+                                          SYS_mkdirat,  SYS_link,      SYS_linkat,  SYS_rename,
+                                          SYS_renameat, SYS_renameat2, SYS_symlink, SYS_symlinkat};
     return numbers;
 }
 

@@ -3,8 +3,9 @@
 // the syscall's entry stop, through a duplicate of the guest's descriptor (pidfd_getfd: the same open file,
 // so the same offset and flags) and the guest's memory; its readlink or readlinkat, with the link found
 // as the guest's kernel would find it (tracer/virt/GuestPathLookup); its access, faccessat or faccessat2
-// of a name that is missing there; and its unlink, rmdir, mkdir or link (name_changes()), done in the
-// directories found that way, as the guest. The interceptor then emulates the syscall with the result, so a
+// of a name that is missing there; and its unlink, rmdir, mkdir, link, rename or symlink (name_changes()),
+// done in the directories found that way, as the guest. The interceptor then emulates the syscall with the
+// result, so a
 // recorded or replayed file read or write, or a recorded readlink, access of a missing name or name change,
 // costs one ptrace stop (or one seccomp notification) instead of two stops (entry and exit). Anything else
 // (other syscalls, pipes, sockets, devices, /proc files whose size reads as 0, O_DIRECT, very large
@@ -36,7 +37,7 @@ public:
     static std::optional<Done> perform(tracer::Task& task, const tracer::SyscallStop& stop,
                                        const std::function<bool(const ObjectIdentity&)>& accept);
 
-    // unlink, unlinkat, rmdir, mkdir, mkdirat, link and linkat.
+    // unlink, rmdir, mkdir, link, rename and symlink, and their *at forms (renameat2 too).
     static const std::set<int>& name_changes();
 
     // lseek(fd, offset, whence) on the guest's descriptor `fd` when it is a regular file: a replay emulates

@@ -1,6 +1,7 @@
-// Name changes in the shapes a recording does in the tracer (mkdir, mkdirat, link, linkat, unlink, unlinkat,
-// rmdir, their errors) and the ones it leaves to the kernel (a trailing slash, ".", unknown flags). The
-// modes of the directories made show that the guest's umask applies. argv[1]: a scratch directory.
+// Name changes in the shapes a recording does in the tracer (mkdir, link, rename, symlink, unlink, rmdir,
+// their *at forms, their errors) and the ones it leaves to the kernel (a trailing slash, ".", unknown
+// flags). The modes of the directories made show that the guest's umask applies. argv[1]: a scratch
+// directory.
 // argv[2]: how many times to make and remove a directory (its stops are counted by the test).
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +46,13 @@ int main(int argc, char** argv) {
     show("link again", link("file", "dir/link"));
     show("linkat", linkat(scratch, "file", scratch, "other", 0));
     show("link of a missing file", link("missing", "dir/missing"));
+    show("rename", rename("dir/link", "dir/renamed"));
+    show("renameat2, no replace", renameat2(scratch, "other", scratch, "dir/renamed", RENAME_NOREPLACE));
+    show("renameat", renameat(scratch, "dir/renamed", scratch, "dir/link"));
+    show("rename of a missing file", rename("missing", "dir/missing"));
+    show("symlink", symlink("../file", "dir/symbolic"));
+    show("symlinkat again", symlinkat("../file", scratch, "dir/symbolic"));
+    show("unlink of the symlink", unlink("dir/symbolic"));
     show("unlink", unlink("dir/link"));
     show("unlink again", unlink("dir/link"));
     show("unlinkat", unlinkat(scratch, "other", 0));

@@ -289,16 +289,19 @@ TEST_F(RecordReplayTest, AccessOfAMissingNameIsRecordedInOneStopWithTheKernelsAn
     EXPECT_LT(runs.recording_stops, 300);
 }
 
-// mkdir, link, unlink and rmdir are done by the tracer in the directories the guest's kernel would find, as
-// the guest (its umask, its errors), so each is one notification or stop: 200 in a loop cost under 300
-// stops, not 400. A replay answers them from the log and leaves the scratch directory alone.
+// mkdir, link, rename, symlink, unlink and rmdir are done by the tracer in the directories the guest's kernel
+// would find, as the guest (its umask, its errors), so each is one notification or stop: 200 in a loop cost
+// under 300 stops, not 400. A replay answers them from the log and leaves the scratch directory alone.
 TEST_F(RecordReplayTest, NameChangesAreRecordedInOneStopWithTheKernelsAnswers) {
     const ScratchRuns runs = run_record_and_replay_in_scratch("names", "replay_name_changes", "100");
     EXPECT_EQ(
         runs.native.stdout_text,
         "mkdir: yes\nits mode: 750\nmkdir again: File exists\nmkdirat: yes\nits mode: 700\n"
         "mkdir under a file: Not a directory\nlink: yes\nlink again: File exists\nlinkat: yes\n"
-        "link of a missing file: No such file or directory\nunlink: yes\n"
+        "link of a missing file: No such file or directory\nrename: yes\n"
+        "renameat2, no replace: File exists\nrenameat: yes\n"
+        "rename of a missing file: No such file or directory\nsymlink: yes\n"
+        "symlinkat again: File exists\nunlink of the symlink: yes\nunlink: yes\n"
         "unlink again: No such file or directory\nunlinkat: yes\nunlinkat of a directory: Is a directory\n"
         "rmdir of a full directory: Directory not empty\nunlinkat, removing a directory: yes\n"
         "rmdir with a trailing slash: yes\nrmdir of .: Invalid argument\n"
