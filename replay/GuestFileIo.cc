@@ -5,7 +5,7 @@
 #include "tracer/virt/GuestPathLookup.h"
 
 #include <fcntl.h>
-#include <stdio.h>
+#include <stdio.h> // renameat2
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -206,7 +206,8 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
         const bool linking = stop.number == SYS_link || stop.number == SYS_linkat;
         const bool at = stop.number != SYS_link && stop.number != SYS_rename;
         const uint64_t flags = stop.number == SYS_linkat || stop.number == SYS_renameat2 ? stop.args[4] : 0;
-        const uint64_t known_flags = linking ? AT_SYMLINK_FOLLOW : RENAME_NOREPLACE | RENAME_EXCHANGE;
+        // AT_SYMLINK_FOLLOW is left to the kernel: hermit would resolve the link's target in its own root.
+        const uint64_t known_flags = linking ? 0 : RENAME_NOREPLACE | RENAME_EXCHANGE;
         if ((flags & ~known_flags) != 0) {
             return std::nullopt;
         }
