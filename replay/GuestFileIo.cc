@@ -73,9 +73,9 @@ std::optional<GuestFileIo::Done> read_link(tracer::Task& task, const tracer::Sys
     const uint64_t path_address = stop.args[at_directory ? 1 : 0];
     const uint64_t buffer = stop.args[at_directory ? 2 : 1];
     const auto size = static_cast<int64_t>(stop.args[at_directory ? 3 : 2]);
-    const auto path = task.read_string(path_address, PATH_MAX);
+    const auto path = tracer::virt::GuestPathLookup::read_path(task, path_address);
     // A trailing slash makes the kernel follow the link: left to it.
-    if (size <= 0 || !path || path->empty() || path->ends_with('/') || path->size() >= PATH_MAX ||
+    if (size <= 0 || !path || path->empty() || path->ends_with('/') ||
         !tracer::virt::GuestPathLookup::shares_credentials(task.host_tid())) {
         return std::nullopt;
     }
@@ -125,9 +125,8 @@ std::optional<GuestFileIo::Done> access_missing(tracer::Task& task, const tracer
     if ((mode & ~uint64_t{S_IRWXO}) != 0 || (flags & ~kKnownFlags) != 0) {
         return std::nullopt;
     }
-    const auto path = task.read_string(path_address, PATH_MAX);
-    if (!path || path->empty() || path->size() >= PATH_MAX ||
-        !tracer::virt::GuestPathLookup::shares_credentials(task.host_tid()) ||
+    const auto path = tracer::virt::GuestPathLookup::read_path(task, path_address);
+    if (!path || path->empty() || !tracer::virt::GuestPathLookup::shares_credentials(task.host_tid()) ||
         ((flags & AT_EACCESS) == 0 && !tracer::procfs::real_ids_are_effective(task.host_tid()))) {
         return std::nullopt;
     }
@@ -147,11 +146,8 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
     const bool at_directory = stop.number == SYS_unlinkat || stop.number == SYS_mkdirat;
     const int dirfd = at_directory ? static_cast<int>(stop.args[0]) : AT_FDCWD;
     auto parent = [&](int directory, uint64_t path_address) -> std::optional<GuestPathLookup::Parent> {
-        const auto path = task.read_string(path_address, PATH_MAX);
-        if (!path || path->size() >= PATH_MAX) {
-            return std::nullopt;
-        }
-        return GuestPathLookup::parent_of(task, directory, *path);
+        const auto path = GuestPathLookup::read_path(task, path_address);
+        return path ? GuestPathLookup::parent_of(task, directory, *path) : std::nullopt;
     };
     if (!GuestPathLookup::shares_credentials(task.host_tid())) {
         return std::nullopt;
@@ -193,9 +189,9 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
     case SYS_symlink:
     case SYS_symlinkat: {
         const bool at = stop.number == SYS_symlinkat;
-        const auto target = task.read_string(stop.args[0], PATH_MAX);
+        const auto target = GuestPathLookup::read_path(task, stop.args[0]);
         const auto name = parent(at ? static_cast<int>(stop.args[1]) : AT_FDCWD, stop.args[at ? 2 : 1]);
-        if (!target || target->size() >= PATH_MAX || !name) {
+        if (!target || !name) {
             return std::nullopt;
         }
         result = GuestPathLookup::change_as_guest(

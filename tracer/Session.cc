@@ -29,7 +29,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <climits>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -1286,7 +1285,7 @@ struct Session::State {
             return false;
         }
         const bool at_directory = call.number != SYS_open;
-        const auto path = task.read_string(call.args[at_directory ? 1 : 0], PATH_MAX);
+        const auto path = virt::GuestPathLookup::read_path(task, call.args[at_directory ? 1 : 0]);
         const int dirfd = at_directory ? static_cast<int>(call.args[0]) : AT_FDCWD;
         struct stat status {};
         const virt::GuestPathLookup::Found found =

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <string_view>
 
 namespace hermit::tracer::virt {
@@ -119,6 +120,11 @@ bool starts_in_proc(const std::string& path) {
 }
 
 } // namespace
+
+std::optional<std::string> GuestPathLookup::read_path(Task& task, uint64_t address) {
+    std::optional<std::string> path = task.read_string(address, PATH_MAX);
+    return path && path->size() < PATH_MAX ? path : std::nullopt;
+}
 
 GuestPathLookup::Found GuestPathLookup::find(const Task& task, int dirfd, const std::string& path,
                                              bool follow) {

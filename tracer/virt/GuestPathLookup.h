@@ -15,6 +15,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -36,6 +37,10 @@ public:
         // symlink on the way, /proc, a directory hermit may not search without its capabilities).
         int missing = 0;
     };
+
+    // The path argument at `address` in the guest's memory, as the kernel takes one: nullopt when it cannot
+    // be read or is PATH_MAX bytes or longer (the kernel's ENAMETOOLONG, left to it).
+    static std::optional<std::string> read_path(Task& task, uint64_t address);
 
     // What `path` (from `dirfd`, AT_FDCWD for the working directory) names for the guest, the final
     // symlink itself unless `follow`; an empty path names `dirfd`. No file when it cannot be found here as

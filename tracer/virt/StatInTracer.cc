@@ -7,7 +7,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <climits>
 #include <string>
 
 namespace hermit::tracer::virt {
@@ -69,8 +68,8 @@ std::optional<StatInTracer::Answer> StatInTracer::answer(Task& task, const Sysca
     }
     std::string path;
     if (call.path) {
-        const auto text = task.read_string(*call.path, PATH_MAX);
-        if (!text || text->size() >= PATH_MAX) {
+        const auto text = GuestPathLookup::read_path(task, *call.path);
+        if (!text) {
             return std::nullopt;
         }
         path = *text;
