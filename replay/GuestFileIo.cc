@@ -111,11 +111,13 @@ bool is_access(int number) {
     return number == SYS_access || number == SYS_faccessat || number == SYS_faccessat2;
 }
 
-// access(path, mode), faccessat(dirfd, path, mode) or faccessat2(dirfd, path, mode, flags) of a path that
-// names nothing for the guest (GuestPathLookup::Found::missing): ENOENT or ENOTDIR, as its kernel answers.
-// The dynamic loader asks about the usually missing /etc/ld.so.preload at every program start. Arguments
-// the kernel refuses before the lookup, anything found and what cannot be told here are left to the kernel.
-std::optional<GuestFileIo::Done> access_missing(tracer::Task& task, const tracer::SyscallStop& stop) {
+// access(path, mode), faccessat(dirfd, path, mode) or faccessat2(dirfd, path, mode, flags): ENOENT or
+// ENOTDIR for a path that names nothing for the guest (GuestPathLookup::Found::missing; the dynamic loader
+// asks about the usually missing /etc/ld.so.preload at every program start, a compiler driver about its
+// programs in every directory it knows); for a file found, 0 when only its existence is asked, else the
+// kernel's answer to hermit when the guest has hermit's capabilities (procfs::has_own_capabilities).
+// Arguments the kernel refuses before the lookup and what cannot be told here are left to the kernel.
+std::optional<GuestFileIo::Done> check_access(tracer::Task& task, const tracer::SyscallStop& stop) {
     const bool at_directory = stop.number != SYS_access;
     const int dirfd = at_directory ? static_cast<int>(stop.args[0]) : AT_FDCWD;
     const uint64_t path_address = stop.args[at_directory ? 1 : 0];
@@ -132,10 +134,18 @@ std::optional<GuestFileIo::Done> access_missing(tracer::Task& task, const tracer
     }
     const tracer::virt::GuestPathLookup::Found found =
         tracer::virt::GuestPathLookup::find(task, dirfd, *path, (flags & AT_SYMLINK_NOFOLLOW) == 0);
-    if (found.file.get() >= 0 || found.missing == 0) {
+    if (found.file.get() < 0) {
+        return found.missing != 0 ? std::optional(GuestFileIo::Done{-found.missing, {}}) : std::nullopt;
+    }
+    if (mode == F_OK) {
+        return GuestFileIo::Done{0, {}};
+    }
+    if (!tracer::procfs::has_own_capabilities(task.host_tid())) {
         return std::nullopt;
     }
-    return GuestFileIo::Done{-found.missing, {}};
+    const int allowed = faccessat(found.file.get(), "", static_cast<int>(mode),
+                                  AT_EMPTY_PATH | static_cast<int>(flags & AT_EACCESS));
+    return GuestFileIo::Done{allowed == 0 ? 0 : -errno, {}};
 }
 
 // unlink, rmdir, mkdir, link, rename and symlink (and their *at forms), done by the tracer in the directories
@@ -152,6 +162,11 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
     if (!GuestPathLookup::shares_credentials(task.host_tid())) {
         return std::nullopt;
     }
+    // A directory on the way names nothing: the kernel's ENOENT or ENOTDIR, the first path's first.
+    auto missing = [](const std::optional<GuestPathLookup::Parent>& name) {
+        return name && name->directory.get() < 0 ? std::optional(GuestFileIo::Done{-name->missing, {}})
+                                                 : std::nullopt;
+    };
     int result = 0;
     switch (stop.number) {
     case SYS_unlink:
@@ -164,8 +179,8 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
             return std::nullopt;
         }
         const auto name = parent(dirfd, stop.args[at_directory ? 1 : 0]);
-        if (!name) {
-            return std::nullopt;
+        if (!name || missing(name)) {
+            return missing(name);
         }
         result = GuestPathLookup::change_as_guest(
             [&] { return unlinkat(name->directory.get(), name->name.c_str(), static_cast<int>(flags)); });
@@ -175,8 +190,8 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
     case SYS_mkdirat: {
         const auto name = parent(dirfd, stop.args[at_directory ? 1 : 0]);
         const std::optional<mode_t> mask = tracer::procfs::file_creation_mask(task.host_tid());
-        if (!name || !mask) {
-            return std::nullopt;
+        if (!name || missing(name) || !mask) {
+            return missing(name);
         }
         const auto mode = static_cast<mode_t>(stop.args[at_directory ? 2 : 1]);
         // The guest's umask, not hermit's (a default ACL of the directory may override either).
@@ -191,8 +206,8 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
         const bool at = stop.number == SYS_symlinkat;
         const auto target = GuestPathLookup::read_path(task, stop.args[0]);
         const auto name = parent(at ? static_cast<int>(stop.args[1]) : AT_FDCWD, stop.args[at ? 2 : 1]);
-        if (!target || !name) {
-            return std::nullopt;
+        if (!target || !name || missing(name)) {
+            return target ? missing(name) : std::nullopt;
         }
         result = GuestPathLookup::change_as_guest(
             [&] { return symlinkat(target->c_str(), name->directory.get(), name->name.c_str()); });
@@ -209,8 +224,10 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
         }
         const auto from = parent(at ? static_cast<int>(stop.args[0]) : AT_FDCWD, stop.args[at ? 1 : 0]);
         const auto to = parent(at ? static_cast<int>(stop.args[2]) : AT_FDCWD, stop.args[at ? 3 : 1]);
-        if (!from || !to) {
-            return std::nullopt;
+        if (!from || missing(from) || !to || missing(to)) {
+            // link resolves its first path whole before it looks at the second's directory.
+            const bool first_decides = missing(from) || linking;
+            return first_decides ? missing(from) : from && to ? missing(to) : std::nullopt;
         }
         result = GuestPathLookup::change_as_guest([&] {
             const int old_directory = from->directory.get();
@@ -245,7 +262,7 @@ GuestFileIo::perform(tracer::Task& task, const tracer::SyscallStop& stop,
         return read_link(task, stop);
     }
     if (is_access(stop.number)) {
-        return access_missing(task, stop);
+        return check_access(task, stop);
     }
     if (name_changes().contains(stop.number)) {
         return change_name(task, stop);

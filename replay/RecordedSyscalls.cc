@@ -1,9 +1,9 @@
 #include "RecordedSyscalls.h"
 
 #include "GuestFileIo.h"
+#include "tracer/virt/GuestOpen.h"
 #include "tracer/virt/StatInTracer.h"
 
-#include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -94,10 +94,6 @@ ReplayTreatment replay_treatment(int number) {
     return NotRecorded;
 }
 
-size_t path_argument(int number) {
-    return number == SYS_open || number == SYS_creat || number == SYS_execve ? 0 : 1;
-}
-
 std::set<int> recorded_syscalls() {
     std::set<int> numbers;
     const std::set<int> by_descriptor = descriptor_syscalls();
@@ -113,6 +109,7 @@ std::set<int> notifiable_recorded_syscalls() {
     std::set<int> numbers = tracer::virt::StatInTracer::stat_syscalls();
     numbers.insert({SYS_readlink, SYS_readlinkat});
     numbers.insert(GuestFileIo::name_changes().begin(), GuestFileIo::name_changes().end());
+    numbers.insert({SYS_access, SYS_faccessat, SYS_faccessat2, SYS_open, SYS_openat});
     return numbers;
 }
 
@@ -137,15 +134,9 @@ bool must_trap_descriptor(pid_t host_pid, int fd) {
         return false;
     }
     struct statfs file_system {};
-    if (!S_ISREG(info.st_mode) || statfs(link.c_str(), &file_system) != 0) {
-        return true;
-    }
     // Their contents are made as they are read.
-    constexpr std::array<long, 9> kPseudoFileSystems = {
-        PROC_SUPER_MAGIC,    SYSFS_MAGIC,      DEBUGFS_MAGIC, TRACEFS_MAGIC, CGROUP_SUPER_MAGIC,
-        CGROUP2_SUPER_MAGIC, SECURITYFS_MAGIC, BPF_FS_MAGIC,  0x65735546 /* FUSE */};
-    return std::find(kPseudoFileSystems.begin(), kPseudoFileSystems.end(), file_system.f_type) !=
-           kPseudoFileSystems.end();
+    return !S_ISREG(info.st_mode) || statfs(link.c_str(), &file_system) != 0 ||
+           tracer::virt::GuestOpen::is_pseudo_file_system(file_system.f_type);
 }
 
 std::vector<int32_t> initially_trapped_descriptors(const std::vector<InheritedDescriptor>& inherited) {

@@ -37,17 +37,15 @@ enum class ReplayTreatment {
 
 ReplayTreatment replay_treatment(int number);
 
-// The argument of an OpenFile or Execute syscall that holds its path: 0 for those relative to the working
-// directory (open, creat, execve), 1 after the directory descriptor (openat, openat2, execveat).
-size_t path_argument(int number);
-
 // The syscalls that recording and replay trap at every call: every syscall whose treatment is not
 // NotRecorded, except the descriptor_syscalls().
 std::set<int> recorded_syscalls();
 
 // The recorded syscalls whose entry the recorder and the replayer handle without a ptrace stop (read from
-// a seccomp notification): the stat family, which the Virtualizer answers, and readlink and the name
-// changes, which the recorder performs itself (GuestFileIo) and the replayer answers from the log.
+// a seccomp notification): the stat family, which the Virtualizer answers; readlink and the name changes,
+// which the recorder performs itself (GuestFileIo) and the replayer answers from the log; and open and
+// openat, which the Session does as the guest when it can (tracer/virt/GuestOpen.h), the replay's copy of
+// a file in place of the original where the replayer says so.
 std::set<int> notifiable_recorded_syscalls();
 
 // Reads, writes and seeks: trapped only on descriptors that must_trap_descriptor(); on the others (the

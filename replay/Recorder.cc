@@ -151,7 +151,7 @@ std::vector<MemoryWrite> Recorder::capture_outputs(tracer::Task& task, const tra
 
 bool Recorder::opens_virtual_file(tracer::Task& task, const tracer::SyscallStop& stop) {
     // Seen before the Virtualizer rewrites the path: the guest's own spelling decides, as it does there.
-    auto path = task.read_string(stop.args[path_argument(stop.number)]);
+    auto path = task.read_string(stop.args[tracer::path_argument(stop.number)]);
     return path && tracer::virt::VirtualFiles::replaced(*path);
 }
 
@@ -176,8 +176,8 @@ void Recorder::copy_opened_file(tracer::Task& task, int64_t result) {
 }
 
 void Recorder::copy_executed_file(tracer::Task& task, const tracer::SyscallStop& stop) {
-    const bool at_cwd = path_argument(stop.number) == 0;
-    auto guest_path = task.read_string(stop.args[path_argument(stop.number)]);
+    const bool at_cwd = tracer::path_argument(stop.number) == 0;
+    auto guest_path = task.read_string(stop.args[tracer::path_argument(stop.number)]);
     if (!guest_path) {
         return;
     }

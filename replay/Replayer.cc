@@ -260,7 +260,7 @@ tracer::SyscallDecision Replayer::emulate(tracer::Task& task, const tracer::Sysc
 }
 
 std::string Replayer::resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop) const {
-    const size_t argument = path_argument(stop.number);
+    const size_t argument = tracer::path_argument(stop.number);
     return std::filesystem::weakly_canonical(
                guest_path_argument(task, stop, argument, argument == 0 ? -1 : 0))
         .string();
@@ -295,7 +295,7 @@ tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::Sy
     } else {
         replacement = replacement_for(absolute);
     }
-    return redirect_path(task, stop, absolute, replacement, pending);
+    return redirect_path(absolute, replacement, pending);
 }
 
 bool Replayer::gets_scratch_file(const std::string& absolute_path, uint64_t flags) const {
@@ -335,10 +335,10 @@ tracer::SyscallDecision Replayer::execute_file(tracer::Task& task, const tracer:
         replacement = replacement_for(absolute);
     }
     if (replacement) {
-        auto guest_path = task.read_string(stop.args[path_argument(stop.number)]);
+        auto guest_path = task.read_string(stop.args[tracer::path_argument(stop.number)]);
         replacement = executable_copy(*replacement, guest_path ? guest_path->size() : 0);
     }
-    return redirect_path(task, stop, absolute, replacement, pending);
+    return redirect_path(absolute, replacement, pending);
 }
 
 std::filesystem::path Replayer::executable_copy(const std::filesystem::path& program, size_t path_length) {
@@ -369,40 +369,15 @@ std::filesystem::path Replayer::executable_copy(const std::filesystem::path& pro
     return copy;
 }
 
-tracer::SyscallDecision Replayer::redirect_path(tracer::Task& task, const tracer::SyscallStop& stop,
-                                                const std::string& absolute,
+tracer::SyscallDecision Replayer::redirect_path(const std::string& absolute,
                                                 const std::optional<std::filesystem::path>& replacement,
                                                 PendingSyscall& pending) {
     if (!replacement) {
         return tracer::SyscallDecision::pass();
     }
-    const std::string copy = replacement->string();
-    user_regs_struct registers = task.registers();
-    const uint64_t address = task.scratch_below_stack(copy.size() + 1);
-    if (!task.write(address, copy.c_str(), copy.size() + 1)) {
-        spdlog::warn("replay: cannot redirect {} to {}", absolute, copy);
-        return tracer::SyscallDecision::pass();
-    }
-    spdlog::debug("replay: {} instead of {}", copy, absolute);
+    spdlog::debug("replay: {} instead of {}", replacement->string(), absolute);
     pending.redirected = true;
-    auto& path_register = path_argument(stop.number) == 0 ? registers.rdi : registers.rsi;
-    pending.original_path_argument = path_register;
-    path_register = address;
-    task.set_registers(registers);
-    return tracer::SyscallDecision::stop_at_exit();
-}
-
-void Replayer::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& result) {
-    auto pending = pending_.find(task.tid());
-    const bool executed = (stop.number == SYS_execve || stop.number == SYS_execveat) && result == 0;
-    if (pending == pending_.end() || !pending->second.redirected || executed) {
-        return;
-    }
-    // The guest must find its own path pointer in the register after the syscall.
-    user_regs_struct registers = task.registers();
-    (path_argument(stop.number) == 0 ? registers.rdi : registers.rsi) =
-        pending->second.original_path_argument;
-    task.set_registers(registers);
+    return tracer::SyscallDecision::replace_path(replacement->string());
 }
 
 std::filesystem::path Replayer::make_scratch_file(const std::string& absolute_path, uint64_t flags) {

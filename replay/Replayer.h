@@ -54,7 +54,6 @@ public:
     // Not once asked to stop at an event (stop_at_event): the handler may need the thread stopped.
     bool answers_without_stop(tracer::Task& task, const tracer::SyscallStop& stop) const override;
     tracer::SyscallDecision on_entry(tracer::Task& task, const tracer::SyscallStop& stop) override;
-    void on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& result) override;
     void on_event(const Event& event) override;
 
     // Calls `handler` once, at the first syscall entry at or after replay position `event_index`.
@@ -71,8 +70,7 @@ public:
 private:
     struct PendingSyscall {
         bool retried = false;
-        bool redirected = false;
-        uint64_t original_path_argument = 0;
+        bool redirected = false; // opened or executed a copy (SyscallDecision::replace_path)
         std::optional<std::vector<uint8_t>> written_bytes; // a real write to hermit's stdout/stderr
     };
 
@@ -105,9 +103,8 @@ private:
                                          PendingSyscall& pending);
     // A copy of `program` for execve whose path has `path_length` characters, when that can be made.
     std::filesystem::path executable_copy(const std::filesystem::path& program, size_t path_length);
-    // Points the syscall's path argument at `replacement` (when there is one) until its exit.
-    tracer::SyscallDecision redirect_path(tracer::Task& task, const tracer::SyscallStop& stop,
-                                          const std::string& absolute,
+    // The syscall opens or executes `replacement` instead, when there is one.
+    tracer::SyscallDecision redirect_path(const std::string& absolute,
                                           const std::optional<std::filesystem::path>& replacement,
                                           PendingSyscall& pending);
     // Keeps the scratch copies in step with an emulated unlink or rename.

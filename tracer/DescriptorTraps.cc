@@ -53,6 +53,10 @@ std::set<int> DescriptorTraps::trapped_syscalls() const {
     return watched_;
 }
 
+std::set<int> DescriptorTraps::notifiable_syscalls() const {
+    return {SYS_open, SYS_openat};
+}
+
 std::vector<ConditionalTrap> DescriptorTraps::conditionally_trapped_syscalls() const {
     std::vector<ConditionalTrap> traps;
     for (int command : {F_DUPFD, F_DUPFD_CLOEXEC}) {

@@ -35,6 +35,9 @@ public:
     // The syscalls that make descriptors (open, pipe, dup, recvmsg with SCM_RIGHTS, ...) or connect a
     // socket (connect, bind, a first send).
     std::set<int> trapped_syscalls() const override;
+    // open and openat: the Session does them from a notification only for regular files and directories
+    // off pseudo file systems (virt/GuestOpen.h), which are never trapped, so no filter is injected then.
+    std::set<int> notifiable_syscalls() const override;
     std::vector<ConditionalTrap> conditionally_trapped_syscalls() const override;
     SyscallDecision on_entry(Task& task, const SyscallStop& stop) override;
     void on_exit(Task& task, const SyscallStop& stop, int64_t& result) override;

@@ -5,10 +5,12 @@
 #include "ProcFs.h"
 #include "SeccompFilter.h"
 #include "SyscallNotifications.h"
+#include "SyscallTable.h"
 #include "Task.h"
 #include "TimerSource.h"
 #include "WaitPredictor.h"
 #include "formats/Error.h"
+#include "virt/GuestOpen.h"
 #include "virt/GuestPathLookup.h"
 #include "virt/VirtualClock.h"
 
@@ -166,6 +168,8 @@ struct EntryDecision {
     SyscallDecision decision = SyscallDecision::run();
     bool decided = false;
     bool yield_requested = false;
+    // What the kernel opens or executes instead of the guest's path (SyscallDecision::ReplacePath).
+    std::optional<std::string> path_instead;
 };
 
 // A syscall entry seen as a seccomp notification that needs a ptrace stop after all
@@ -203,6 +207,8 @@ struct Thread {
     std::optional<NotifiedEntry> notified;
     // r9 holds SeccompFilter::kRetraceMarker instead of this, the guest's value (see on_seccomp_stop).
     std::optional<uint64_t> guest_r9;
+    // The guest's path argument, replaced until the syscall's exit (SyscallDecision::ReplacePath).
+    std::optional<uint64_t> guest_path_argument;
     // Blocked detection of the token holder.
     int64_t resumed_at_ns = 0;
     bool spin_warned = false;
@@ -230,6 +236,9 @@ struct Session::State {
     // notification alone then costs no waitpid.
     bool statuses_pending = true;
     std::optional<int> initial_status;
+    // The launcher exec'd the guest's program: its own syscalls before (stand-in descriptors, stdin) are
+    // hermit's, not the guest's, and the notifying filter is already installed then.
+    bool program_started = false;
     bool killing = false;
     int termination_signal = 0;
     bool faults_enabled = false;
@@ -469,8 +478,12 @@ struct Session::State {
             if (answer.kind == SyscallDecision::Kind::Pass) {
                 continue;
             }
-            if (answer.kind == SyscallDecision::Kind::StopAtExit) {
+            if (answer.kind == SyscallDecision::Kind::StopAtExit ||
+                answer.kind == SyscallDecision::Kind::ReplacePath) {
                 thread.exit_interceptors.push_back(interceptor);
+                if (answer.kind == SyscallDecision::Kind::ReplacePath && !entry.path_instead) {
+                    entry.path_instead = std::move(answer.path);
+                }
                 continue;
             }
             entry.decision = answer;
@@ -509,9 +522,14 @@ struct Session::State {
         }
         if (decision.kind == SyscallDecision::Kind::Emulate) {
             complete_emulated(thread, stop, decision);
-        } else if (!thread.exit_interceptors.empty() || !sinks.empty() || thread.guest_r9) {
-            thread.awaiting_syscall_exit = true;
-            thread.resume_request = PTRACE_SYSCALL;
+        } else {
+            if (entry.path_instead) {
+                replace_path_argument(thread, stop, *entry.path_instead);
+            }
+            if (!thread.exit_interceptors.empty() || !sinks.empty() || thread.guest_r9) {
+                thread.awaiting_syscall_exit = true;
+                thread.resume_request = PTRACE_SYSCALL;
+            }
         }
         if (entry.yield_requested) {
             yield(thread, ScheduleEvent::Reason::Yield);
@@ -529,7 +547,7 @@ struct Session::State {
             return;
         }
         Thread* thread = find(notification->host_tid);
-        if (thread == nullptr || killing) {
+        if (thread == nullptr || killing || !program_started) {
             notifications.run_in_kernel(notification->id);
             return;
         }
@@ -559,6 +577,9 @@ struct Session::State {
                 notifications.run_in_kernel(notification->id);
                 return;
             }
+            if (opens_for_guest(*thread, *notification, *entry)) {
+                return;
+            }
         }
         thread->notified = NotifiedEntry{stop.args[5], false, entry};
         // The interrupt first: its pending stop is what turns the restart error into a restart.
@@ -572,6 +593,68 @@ struct Session::State {
         const bool kernel_runs_it = !entry.decided || entry.decision.kind == SyscallDecision::Kind::Run;
         return kernel_runs_it && !entry.yield_requested && thread.exit_interceptors.empty() &&
                sinks.empty() && (entry.decided || !deterministic() || !waits.would_wait(*thread.task, stop));
+    }
+
+    // A notified open the kernel would run with its exit watched (a recording or a replay needs its result),
+    // and that hermit can do as the guest (virt/GuestOpen.h): hermit opens the file, installs the descriptor
+    // in the guest and answers, which the kernel's open and an exit stop would have done.
+    bool opens_for_guest(Thread& thread, const SyscallNotifications::Notification& notification,
+                         const EntryDecision& entry) {
+        const SyscallStop& stop = notification.stop;
+        const bool kernel_runs_it = !entry.decided || entry.decision.kind == SyscallDecision::Kind::Run;
+        if (!kernel_runs_it || entry.yield_requested || !virt::GuestOpen::opens(stop.number)) {
+            return false;
+        }
+        const std::optional<virt::GuestOpen::Opened> opened =
+            entry.path_instead ? virt::GuestOpen::open_instead(*thread.task, *entry.path_instead, stop)
+                               : virt::GuestOpen::open(*thread.task, stop);
+        if (!opened) {
+            return false;
+        }
+        ++notification_count;
+        thread.syscall = stop;
+        int64_t result = opened->error != 0 ? -opened->error
+                                            : notifications.install(notification.id, opened->file.get(),
+                                                                    opened->close_on_exec);
+        for (auto it = thread.exit_interceptors.rbegin(); it != thread.exit_interceptors.rend(); ++it) {
+            (*it)->on_exit(*thread.task, stop, result);
+        }
+        before_guest_runs(thread);
+        if (notifications.answer(notification.id, result)) {
+            emit(thread, SyscallEvent{stop.number, {stop.args.begin(), stop.args.end()}, result, false, {}});
+        }
+        return true;
+    }
+
+    // Points the path argument of the syscall the thread is stopped at to `path` until its exit stop.
+    void replace_path_argument(Thread& thread, const SyscallStop& stop, const std::string& path) {
+        Task& task = *thread.task;
+        const uint64_t address = task.scratch_below_stack(path.size() + 1);
+        if (!task.write(address, path.c_str(), path.size() + 1)) {
+            spdlog::warn("cannot point thread {}'s {} to {}", task.tid(), stop.number, path);
+            return;
+        }
+        user_regs_struct registers = task.registers();
+        auto& path_register = path_argument(stop.number) == 0 ? registers.rdi : registers.rsi;
+        thread.guest_path_argument = path_register;
+        path_register = address;
+        task.set_registers(registers);
+    }
+
+    // The guest's path argument back, unless an exec succeeded (the registers are the new program's).
+    void restore_guest_path_argument(Thread& thread) {
+        const std::optional<uint64_t> original = std::exchange(thread.guest_path_argument, std::nullopt);
+        if (!original) {
+            return;
+        }
+        user_regs_struct registers = thread.task->registers();
+        const bool executed =
+            (thread.syscall.number == SYS_execve || thread.syscall.number == SYS_execveat) &&
+            registers.rax == 0;
+        if (!executed) {
+            (path_argument(thread.syscall.number) == 0 ? registers.rdi : registers.rsi) = *original;
+            thread.task->set_registers(registers);
+        }
     }
 
     // The interrupt stop of a notified syscall that needs a ptrace stop: the marker makes its restart stop.
@@ -682,6 +765,7 @@ struct Session::State {
 
     void on_syscall_exit_stop(Thread& thread) {
         restore_guest_r9(thread);
+        restore_guest_path_argument(thread);
         thread.resume_request = PTRACE_CONT;
         if (!thread.awaiting_syscall_exit) {
             keep_running(thread);
@@ -797,6 +881,8 @@ struct Session::State {
         thread.entry_deferred = false;
         thread.notified.reset();
         thread.guest_r9.reset();
+        thread.guest_path_argument.reset();
+        program_started = true;
         for (SyscallInterceptor* interceptor : interceptors) {
             interceptor->on_exec(*thread.task);
         }
@@ -1398,7 +1484,10 @@ struct Session::State {
                          [&](const ConditionalTrap& trap) { return trap.number == number; });
             // A conditional trap (read-only opens) mostly lets the kernel run the syscall, whose event an
             // event sink needs from its exit stop: with sinks, it stays a ptrace stop.
-            if (trapped.contains(number)) {
+            if (trapped.contains(number) && virt::GuestOpen::opens(number)) {
+                // Opens of unnamed files stay ptrace stops: hermit does not make those (virt/GuestOpen.h).
+                notified.conditional.push_back(virt::GuestOpen::notify_condition(number));
+            } else if (trapped.contains(number)) {
                 notified.always.insert(number);
             } else if (conditions.size() == 1 && sinks.empty()) {
                 notified.conditional.push_back(conditions.front());

@@ -2,8 +2,10 @@
 // SyscallInterceptor: a component that acts on the guest's trapped system calls (virtualization, the
 // recorder, the replayer, the strace printer). The Session asks each interceptor, in the order they were
 // added, at syscall entry; the first that answers Run, Emulate or Retry decides. Every interceptor that
-// asked for the exit (StopAtExit) sees it, in reverse order, and may replace the result. When nobody
-// decided, the Session itself parks a syscall that would wait (tracer/WaitPredictor.h) like a Retry.
+// asked for the exit (StopAtExit, ReplacePath) sees it, in reverse order, and may replace the result. When
+// nobody decided, the Session itself parks a syscall that would wait (tracer/WaitPredictor.h) like a Retry.
+// A notified open that the kernel would run with its exit watched, the Session may do itself, as the guest
+// (tracer/virt/GuestOpen.h): on_exit() then sees the descriptor already in the guest.
 //
 // Only syscalls in the union of trapped_syscalls(), and conditionally_trapped_syscalls() whose argument
 // matches, stop the guest: everything else runs at native speed.
@@ -13,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <set>
+#include <string>
 #include <sys/types.h>
 #include <vector>
 
@@ -30,8 +33,12 @@ struct SyscallDecision {
         Pass,       // this interceptor has no opinion; ask the next one
         Run,        // let the kernel run it as it is, even if it waits; no exit stop needed
         StopAtExit, // let the kernel run it and call on_exit() with the result
-        Emulate,    // skip the kernel; the guest sees `result` (memory already written by the interceptor)
-        Retry,      // not now: the thread waits at the entry and is asked again when it runs again
+        // as StopAtExit, the kernel opening or executing `path` (an absolute path of hermit's file) instead
+        // of the one the guest gave (open, openat, creat, execve, execveat); the guest finds its own path
+        // argument in its register after the syscall
+        ReplacePath,
+        Emulate, // skip the kernel; the guest sees `result` (memory already written by the interceptor)
+        Retry,   // not now: the thread waits at the entry and is asked again when it runs again
         // `signal` from outside the guest reaches the thread first, as if sent just before this syscall
         // (during it for pause and rt_sigsuspend, which return once a handler ran); the syscall is asked
         // again after the handler returns. A replay answers this where the recording has such a signal.
@@ -46,17 +53,35 @@ struct SyscallDecision {
     // computing it from hermit's own state; a recording keeps it (the event is not marked emulated) because
     // a replay cannot compute it again.
     bool outside_input = false;
+    std::string path; // ReplacePath
 
     static SyscallDecision pass() { return {}; }
-    static SyscallDecision run() { return {Kind::Run}; }
-    static SyscallDecision stop_at_exit() { return {Kind::StopAtExit}; }
-    static SyscallDecision emulate(int64_t result) { return {Kind::Emulate, result}; }
-    static SyscallDecision emulate_outside_input(int64_t result) {
-        return {Kind::Emulate, result, false, {}, true};
+    static SyscallDecision run() { return of(Kind::Run); }
+    static SyscallDecision stop_at_exit() { return of(Kind::StopAtExit); }
+    static SyscallDecision replace_path(std::string path) {
+        SyscallDecision decision = of(Kind::ReplacePath);
+        decision.path = std::move(path);
+        return decision;
     }
-    static SyscallDecision retry() { return {Kind::Retry}; }
+    static SyscallDecision emulate(int64_t result) { return of(Kind::Emulate, result); }
+    static SyscallDecision emulate_outside_input(int64_t result) {
+        SyscallDecision decision = of(Kind::Emulate, result);
+        decision.outside_input = true;
+        return decision;
+    }
+    static SyscallDecision retry() { return of(Kind::Retry); }
     static SyscallDecision deliver_signal(const SignalEvent& signal) {
-        return {Kind::DeliverSignal, 0, false, signal};
+        SyscallDecision decision = of(Kind::DeliverSignal);
+        decision.signal = signal;
+        return decision;
+    }
+
+private:
+    static SyscallDecision of(Kind kind, int64_t result = 0) {
+        SyscallDecision decision;
+        decision.kind = kind;
+        decision.result = result;
+        return decision;
     }
 };
 

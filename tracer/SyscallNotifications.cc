@@ -1,5 +1,6 @@
 #include "SyscallNotifications.h"
 
+#include <fcntl.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -53,6 +54,20 @@ bool SyscallNotifications::answer(uint64_t id, int64_t result) {
 
 bool SyscallNotifications::run_in_kernel(uint64_t id) {
     return reply(id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+}
+
+int64_t SyscallNotifications::install(uint64_t id, int file, bool close_on_exec) {
+    seccomp_notif_addfd request{};
+    request.id = id;
+    request.srcfd = static_cast<uint32_t>(file);
+    request.newfd_flags = close_on_exec ? O_CLOEXEC : 0;
+    int installed = -1;
+    while ((installed = ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ADDFD, &request)) < 0) {
+        if (errno != EINTR) {
+            return -errno;
+        }
+    }
+    return installed;
 }
 
 bool SyscallNotifications::restart_at_ptrace_stop(uint64_t id) {

@@ -1,5 +1,7 @@
 #include "SyscallTable.h"
 
+#include <sys/syscall.h>
+
 #include <algorithm>
 #include <string>
 #include <unordered_map>
@@ -47,6 +49,10 @@ const SyscallRow* find_syscall(std::string_view name) {
     const auto& index = rows_by_name();
     auto found = index.find(name);
     return found == index.end() ? nullptr : found->second;
+}
+
+size_t path_argument(int number) {
+    return number == SYS_open || number == SYS_creat || number == SYS_execve ? 0 : 1;
 }
 
 } // namespace hermit::tracer

@@ -39,7 +39,8 @@ protected:
     // A guest that takes a scratch directory and a repeat count, run natively, then recorded and replayed.
     struct ScratchRuns {
         ProcessResult native;
-        long recording_stops = -1; // ptrace stops of the recording
+        long recording_stops = -1;         // ptrace stops of the recording
+        long recording_notifications = -1; // and its seccomp notifications
     };
     ScratchRuns run_record_and_replay_in_scratch(const std::string& name, const std::string& guest,
                                                  const std::string& repeats);
@@ -253,6 +254,9 @@ RecordReplayTest::ScratchRuns RecordReplayTest::run_record_and_replay_in_scratch
     const size_t at = recorded.stderr_text.find("guest done: ");
     EXPECT_NE(at, std::string::npos) << recorded.stderr_text;
     runs.recording_stops = at == std::string::npos ? -1 : std::stol(recorded.stderr_text.substr(at + 12));
+    const size_t notified = recorded.stderr_text.find(" ptrace stops, ", at);
+    runs.recording_notifications =
+        notified == std::string::npos ? -1 : std::stol(recorded.stderr_text.substr(notified + 15));
 
     empty_scratch();
     ProcessResult replayed = hermit({"replay", name + "-1", "--autopilot"});
@@ -309,6 +313,30 @@ TEST_F(RecordReplayTest, NameChangesAreRecordedInOneStopWithTheKernelsAnswers) {
     EXPECT_LT(runs.recording_stops, 300);
     EXPECT_TRUE(std::filesystem::is_empty(directory_ / "names"))
         << "the replay changed the scratch directory";
+}
+
+// hermit opens or creates a file itself, as the guest, and installs the descriptor: one notification, where
+// the kernel's open took an entry and an exit stop; a replay does the same with the file or its copy.
+TEST_F(RecordReplayTest, OpensAreRecordedInOneNotificationWithTheKernelsAnswers) {
+    const ScratchRuns runs = run_record_and_replay_in_scratch("opens", "replay_opens", "200");
+    EXPECT_EQ(runs.native.stdout_text,
+              "created: 6 bytes: first\nread-only: yes, close-on-exec\nappending: yes, append\n"
+              "appended: 13 bytes: first\nsecond\nread-write: yes, read-write\nthrough a symlink: yes\n"
+              "a symlink with O_NOFOLLOW: Too many levels of symbolic links\n"
+              "a file with O_DIRECTORY: Not a directory\na directory: yes\n"
+              "a directory for writing: Is a directory\nmissing: No such file or directory\n"
+              "under a file: Not a directory\nat a directory: yes\n"
+              "at a directory, missing: No such file or directory\nO_PATH: yes\n"
+              "no permission bits: yes\ncreating, existing: yes\n"
+              "creating, exclusive, existing: File exists\n"
+              "creating under a missing directory: No such file or directory\n"
+              "creating: yes, close-on-exec, read-write\nits mode: 640\ntruncating: yes\n"
+              "truncated: 0 bytes: loop: 200 opened\n");
+    if (runs.recording_notifications == 0) {
+        GTEST_SKIP() << "no seccomp user notifications (Linux before 5.19): opens cost two ptrace stops each";
+    }
+    EXPECT_LT(runs.recording_stops, 300);
+    EXPECT_GE(runs.recording_notifications, 200);
 }
 
 uint64_t directory_bytes(const std::filesystem::path& directory) {

@@ -154,10 +154,10 @@ std::optional<GuestPathLookup::Parent> GuestPathLookup::parent_of(const Task& ta
     }
     const std::string directory = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
     Found found = find(task, dirfd, directory, true);
-    if (found.file.get() < 0) {
+    if (found.file.get() < 0 && found.missing == 0) {
         return std::nullopt;
     }
-    return Parent{std::move(found.file), name};
+    return Parent{std::move(found.file), name, found.missing};
 }
 
 int GuestPathLookup::change_as_guest(const std::function<int()>& change) {

@@ -48,11 +48,14 @@ public:
     static Found find(const Task& task, int dirfd, const std::string& path, bool follow);
 
     // The directory that holds the last name of `path` (from `dirfd`), found as find() finds a file, and
-    // that name: for a syscall that changes the name itself (unlink, mkdir, link). None for a last name
-    // that is "." or "..", a path that ends in '/' (the kernel's own cases), or a directory not found here.
+    // that name: for a syscall that changes the name itself (unlink, mkdir, link) or creates it (open with
+    // O_CREAT). No directory but `missing` (as Found::missing) when the directory names nothing for the
+    // guest. None for a last name that is "." or "..", a path that ends in '/' (the kernel's own cases), or
+    // a directory not found here.
     struct Parent {
         UniqueFd directory;
         std::string name;
+        int missing = 0;
     };
     static std::optional<Parent> parent_of(const Task& task, int dirfd, const std::string& path);
 

@@ -1,0 +1,171 @@
+#include "GuestOpen.h"
+
+#include "GuestPathLookup.h"
+#include "tracer/ProcFs.h"
+#include "tracer/Task.h"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+
+namespace hermit::tracer::virt {
+
+namespace {
+
+// Flags whose open hermit's reopen of the found file performs as the guest's would.
+constexpr uint32_t kOpenableFlags = O_ACCMODE | O_CREAT | O_APPEND | O_NONBLOCK | O_SYNC | O_DIRECT |
+                                    O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC |
+                                    O_NOCTTY | O_EXCL | O_TRUNC;
+
+// The kernel takes the flags as an int.
+uint32_t flags_of(const SyscallStop& stop) {
+    return static_cast<uint32_t>(stop.args[stop.number == SYS_open ? 1 : 2]);
+}
+
+mode_t mode_of(const SyscallStop& stop) {
+    return static_cast<mode_t>(stop.args[stop.number == SYS_open ? 2 : 3] & 07777);
+}
+
+bool openable(uint32_t flags) {
+    return (flags & ~kOpenableFlags) == 0 && (flags & O_ACCMODE) != O_ACCMODE;
+}
+
+// Opens `found` (an O_PATH descriptor of what the path names) with the guest's `flags`, through its
+// /proc/self/fd link: the kernel checks permissions and flags against the file as an open of its path would.
+std::optional<GuestOpen::Opened> reopen(const UniqueFd& found, uint32_t flags) {
+    struct stat info {};
+    struct statfs file_system {};
+    if (fstat(found.get(), &info) != 0 || fstatfs(found.get(), &file_system) != 0) {
+        return std::nullopt;
+    }
+    if (S_ISLNK(info.st_mode)) {
+        return GuestOpen::Opened{UniqueFd{}, ELOOP}; // O_NOFOLLOW named a symlink
+    }
+    if ((!S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode)) ||
+        GuestOpen::is_pseudo_file_system(file_system.f_type)) {
+        return std::nullopt;
+    }
+    const std::string link = "/proc/self/fd/" + std::to_string(found.get());
+    UniqueFd opened;
+    const int result = GuestPathLookup::change_as_guest([&] {
+        opened =
+            UniqueFd(::open(link.c_str(), static_cast<int>((flags & ~uint32_t{O_NOFOLLOW}) | O_CLOEXEC)));
+        return opened.get() >= 0 ? 0 : -1;
+    });
+    if (result == -EACCES || result == -EPERM) {
+        return std::nullopt;
+    }
+    return GuestOpen::Opened{std::move(opened), -result, (flags & O_CLOEXEC) != 0};
+}
+
+// An open with O_CREAT of `name` in `directory`, under the guest's umask `mask`. A name that exists as a
+// symlink (without O_EXCL the kernel would follow it, maybe out of the guest's root), a FIFO, a device or a
+// socket, or that lies on a pseudo file system, is left to the kernel.
+std::optional<GuestOpen::Opened> create(const UniqueFd& directory, const std::string& name, uint32_t flags,
+                                        mode_t mode, mode_t mask) {
+    struct stat existing {};
+    struct statfs file_system {};
+    if (fstatfs(directory.get(), &file_system) != 0 || GuestOpen::is_pseudo_file_system(file_system.f_type)) {
+        return std::nullopt;
+    }
+    if (fstatat(directory.get(), name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0) {
+        if ((flags & O_EXCL) != 0) {
+            return GuestOpen::Opened{UniqueFd{}, EEXIST};
+        }
+        if (!S_ISREG(existing.st_mode) && !S_ISDIR(existing.st_mode)) {
+            return std::nullopt;
+        }
+    } else if (errno != ENOENT) {
+        return std::nullopt;
+    }
+    UniqueFd opened;
+    // The guest's umask, not hermit's (a default ACL of the directory may override either).
+    const mode_t own_mask = umask(mask);
+    const int result = GuestPathLookup::change_as_guest([&] {
+        opened = UniqueFd(
+            ::openat(directory.get(), name.c_str(), static_cast<int>(flags | O_NOFOLLOW | O_CLOEXEC), mode));
+        return opened.get() >= 0 ? 0 : -1;
+    });
+    umask(own_mask);
+    if (result == -EACCES || result == -EPERM) {
+        return std::nullopt;
+    }
+    return GuestOpen::Opened{std::move(opened), -result, (flags & O_CLOEXEC) != 0};
+}
+
+} // namespace
+
+std::optional<GuestOpen::Opened> GuestOpen::open(Task& task, const SyscallStop& stop) {
+    if (!opens(stop.number) || !openable(flags_of(stop))) {
+        return std::nullopt;
+    }
+    const bool at_directory = stop.number == SYS_openat;
+    const auto path = GuestPathLookup::read_path(task, stop.args[at_directory ? 1 : 0]);
+    if (!path || path->empty() || !GuestPathLookup::shares_credentials(task.host_tid())) {
+        return std::nullopt;
+    }
+    const int dirfd = at_directory ? static_cast<int>(stop.args[0]) : AT_FDCWD;
+    if ((flags_of(stop) & O_CREAT) != 0) {
+        const std::optional<GuestPathLookup::Parent> parent = GuestPathLookup::parent_of(task, dirfd, *path);
+        const std::optional<mode_t> mask = procfs::file_creation_mask(task.host_tid());
+        if (!parent || !mask) {
+            return std::nullopt;
+        }
+        if (parent->directory.get() < 0) {
+            return Opened{UniqueFd{}, parent->missing};
+        }
+        return create(parent->directory, parent->name, flags_of(stop), mode_of(stop), *mask);
+    }
+    const GuestPathLookup::Found found =
+        GuestPathLookup::find(task, dirfd, *path, (flags_of(stop) & O_NOFOLLOW) == 0);
+    if (found.file.get() < 0) {
+        return found.missing != 0 ? std::optional(Opened{UniqueFd{}, found.missing}) : std::nullopt;
+    }
+    return reopen(found.file, flags_of(stop));
+}
+
+std::optional<GuestOpen::Opened> GuestOpen::open_instead(const Task& task, const std::string& path,
+                                                         const SyscallStop& stop) {
+    if (!opens(stop.number) || !openable(flags_of(stop))) {
+        return std::nullopt;
+    }
+    if ((flags_of(stop) & O_CREAT) != 0) {
+        const size_t slash = path.rfind('/');
+        const UniqueFd directory(
+            ::open(slash == 0 ? "/" : path.substr(0, slash).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+        const std::optional<mode_t> mask = procfs::file_creation_mask(task.host_tid());
+        if (slash == std::string::npos || directory.get() < 0 || !mask) {
+            return std::nullopt;
+        }
+        return create(directory, path.substr(slash + 1), flags_of(stop), mode_of(stop), *mask);
+    }
+    const UniqueFd found(::open(path.c_str(), O_PATH | O_CLOEXEC | (flags_of(stop) & O_NOFOLLOW)));
+    if (found.get() < 0) {
+        return Opened{UniqueFd{}, errno};
+    }
+    return reopen(found, flags_of(stop));
+}
+
+bool GuestOpen::opens(int number) {
+    return number == SYS_open || number == SYS_openat;
+}
+
+ConditionalTrap GuestOpen::notify_condition(int number) {
+    constexpr uint32_t kUnnamedFile = O_TMPFILE & ~O_DIRECTORY;
+    return {number, number == SYS_open ? 1U : 2U, kUnnamedFile, 0};
+}
+
+bool GuestOpen::is_pseudo_file_system(long type) {
+    constexpr std::array<long, 9> kPseudoFileSystems = {
+        PROC_SUPER_MAGIC,    SYSFS_MAGIC,      DEBUGFS_MAGIC, TRACEFS_MAGIC, CGROUP_SUPER_MAGIC,
+        CGROUP2_SUPER_MAGIC, SECURITYFS_MAGIC, BPF_FS_MAGIC,  0x65735546 /* FUSE */};
+    return std::find(kPseudoFileSystems.begin(), kPseudoFileSystems.end(), type) != kPseudoFileSystems.end();
+}
+
+} // namespace hermit::tracer::virt
