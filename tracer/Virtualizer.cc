@@ -74,23 +74,6 @@ unsigned open_flags_argument(int number) {
     return number == SYS_open ? 1 : 2;
 }
 
-unsigned long long& argument_register(user_regs_struct& registers, int index) {
-    switch (index) {
-    case 0:
-        return registers.rdi;
-    case 1:
-        return registers.rsi;
-    case 2:
-        return registers.rdx;
-    case 3:
-        return registers.r10;
-    case 4:
-        return registers.r8;
-    default:
-        return registers.r9;
-    }
-}
-
 } // namespace
 
 // The stat family (emulate_stat, or rewritten at exit when the tracer cannot answer it exactly) and
@@ -148,19 +131,15 @@ std::set<int> Virtualizer::trapped_syscalls() const {
     return numbers;
 }
 
-// Read-only opens too: only those of a file the Virtualizer generates need their registers changed.
+// Read-only opens too: the Session opens a file the Virtualizer generates in its place (replace_path).
 std::set<int> Virtualizer::notifiable_syscalls() const {
     std::set<int> numbers = virt::StatInTracer::stat_syscalls();
     numbers.insert({SYS_open, SYS_openat});
     return numbers;
 }
 
-bool Virtualizer::answers_without_stop(Task& task, const SyscallStop& stop) const {
-    if (vdso_page_.maps_at_next_fold(task.host_pid())) {
-        return false;
-    }
-    const std::optional<std::string> virtual_file = opened_virtual_file(task, stop);
-    return !virtual_file || opens_mounted_random_device(task, *virtual_file);
+bool Virtualizer::answers_without_stop(Task& task, const SyscallStop& /*stop*/) const {
+    return !vdso_page_.maps_at_next_fold(task.host_pid());
 }
 
 // Only read-only opens can be redirected to a virtual file, and the filter can tell them apart: opens
@@ -215,7 +194,7 @@ void Virtualizer::on_resume(Task& task) {
 
 void Virtualizer::on_exit(Task& task, const SyscallStop& stop, int64_t& result) {
     if (is_open_syscall(stop.number)) {
-        finish_redirected_open(task);
+        finish_redirected_open(task, result);
         return;
     }
     if (stop.number == SYS_timerfd_create) {
@@ -710,7 +689,6 @@ std::optional<std::string> Virtualizer::opened_virtual_file(Task& task, const Sy
 }
 
 SyscallDecision Virtualizer::redirect_open(Task& task, const SyscallStop& stop) {
-    const int path_index = stop.number == SYS_open ? 0 : 1;
     const std::optional<std::string> path = opened_virtual_file(task, stop);
     if (!path) {
         return SyscallDecision::pass();
@@ -720,20 +698,10 @@ SyscallDecision Virtualizer::redirect_open(Task& task, const SyscallStop& stop) 
         return SyscallDecision::pass();
     }
     const auto replacement = files_.replacement(*path);
-    user_regs_struct registers = task.registers();
-    const uint64_t address = task.scratch_below_stack(replacement->host_path.size() + 1);
-    if (!task.write(address, replacement->host_path.c_str(), replacement->host_path.size() + 1)) {
-        spdlog::warn("cannot redirect the guest's open of {}", *path);
-        return SyscallDecision::pass();
-    }
-    unsigned long long& path_register = argument_register(registers, path_index);
     pending_opens_[task.host_tid()] =
-        PendingOpen{path_index, path_register,
-                    replacement->remove_after_open ? std::optional(replacement->host_path) : std::nullopt,
+        PendingOpen{replacement->remove_after_open ? std::optional(replacement->host_path) : std::nullopt,
                     replacement->start_offset};
-    path_register = address;
-    task.set_registers(registers);
-    return SyscallDecision::stop_at_exit();
+    return SyscallDecision::replace_path(replacement->host_path);
 }
 
 std::vector<FileOverlay> Virtualizer::file_overlays() {
@@ -752,21 +720,16 @@ bool Virtualizer::opens_mounted_random_device(const Task& task, const std::strin
            opened.st_dev == device.st_dev && opened.st_ino == device.st_ino;
 }
 
-void Virtualizer::finish_redirected_open(Task& task) {
+void Virtualizer::finish_redirected_open(Task& task, int64_t result) {
     const auto pending = pending_opens_.find(task.host_tid());
     if (pending == pending_opens_.end()) {
         return;
     }
-    // The syscall instruction preserves argument registers, and compiled code may rely on that.
-    user_regs_struct registers = task.registers();
-    argument_register(registers, pending->second.path_register_index) = pending->second.original_path;
-    task.set_registers(registers);
     if (pending->second.remove_path) {
         unlink(pending->second.remove_path->c_str());
     }
-    const auto guest_fd = static_cast<int64_t>(registers.rax);
-    if (pending->second.start_offset != 0 && guest_fd >= 0) {
-        seek_guest_descriptor(task.host_pid(), static_cast<int>(guest_fd), pending->second.start_offset);
+    if (pending->second.start_offset != 0 && result >= 0) {
+        seek_guest_descriptor(task.host_pid(), static_cast<int>(result), pending->second.start_offset);
     }
     pending_opens_.erase(pending);
 }

@@ -51,7 +51,8 @@ public:
     std::set<int> trapped_syscalls() const override;
     // The stat family: StatInTracer answers it from outside the guest.
     std::set<int> notifiable_syscalls() const override;
-    // Not while the process's vDSO clock page waits for its injected mmap.
+    // Not while the process's vDSO clock page waits for its injected mmap. An open of a file it generates
+    // is redirected with SyscallDecision::replace_path, which the Session also does from a notification.
     bool answers_without_stop(Task& task, const SyscallStop& stop) const override;
     std::vector<ConditionalTrap> conditionally_trapped_syscalls() const override;
     SyscallDecision on_entry(Task& task, const SyscallStop& stop) override;
@@ -114,17 +115,15 @@ private:
 
     void rewrite_stat_result(Task& task, const SyscallStop& stop);
     void rewrite_directory_entries(Task& task, const SyscallStop& stop, int64_t result);
-    void finish_redirected_open(Task& task);
+    void finish_redirected_open(Task& task, int64_t result);
     // The guest's read-only open of a file the Virtualizer generates: the path it opens, else nullopt.
     static std::optional<std::string> opened_virtual_file(Task& task, const SyscallStop& stop);
     // The guest's `path` is a random device, and the file file_overlays() mounted over it.
     bool opens_mounted_random_device(const Task& task, const std::string& path) const;
     void finish_timerfd_create(Task& task, const SyscallStop& stop, int64_t result);
 
-    // A redirected open waiting for its exit stop.
+    // An open redirected to a generated file (SyscallDecision::replace_path), waiting for its exit.
     struct PendingOpen {
-        int path_register_index; // which argument held the path
-        uint64_t original_path;
         std::optional<std::string> remove_path;
         uint64_t start_offset;
     };
