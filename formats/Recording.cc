@@ -18,6 +18,7 @@
 #include <set>
 #include <stdexcept>
 #include <system_error>
+#include <utility>
 
 namespace hermit {
 
@@ -59,8 +60,21 @@ void copy_file_contents(const std::filesystem::path& from, const std::filesystem
                         const std::string& label) {
     UniqueFd in = open_for_reading(from, label);
     UniqueFd out = create_private_file(to, label, false);
-    std::vector<uint8_t> buffer(256 * 1024);
-    uint64_t offset = 0;
+    // In the kernel, without a buffer in hermit (a recording copies every file its guest opens). Where it
+    // stops, at the end or on a file system that cannot, read() and write() go on: only a read of 0 bytes
+    // says the file is complete (a file whose size reads as 0 may still have contents).
+    for (;;) {
+        const ssize_t copied = copy_file_range(in.get(), nullptr, out.get(), nullptr, size_t{1} << 30, 0);
+        if (copied > 0 || (copied < 0 && errno == EINTR)) {
+            continue;
+        }
+        if (copied < 0 && errno != EXDEV && errno != EINVAL && errno != EOPNOTSUPP && errno != ENOSYS) {
+            throw_io_error(label, from, errno);
+        }
+        break;
+    }
+    std::vector<uint8_t> buffer(64 * 1024);
+    auto offset = static_cast<uint64_t>(std::max<off_t>(lseek(in.get(), 0, SEEK_CUR), 0));
     for (;;) {
         const size_t got = read_at(in.get(), buffer, offset, from, label);
         if (got == 0) {
@@ -112,6 +126,7 @@ struct RecordingWriter::State {
     // a file is added before the events that use it are appended, so every frame on disk finds its files
     // in the metadata on disk, and a recording whose hermit died keeps the files of its last frame.
     bool meta_outdated = false;
+    bool files_directory_made = false;
 
     std::filesystem::path events_path() const { return directory / kEventsFile; }
 
@@ -211,7 +226,9 @@ RecordedFile RecordingWriter::add_file(const std::string& guest_path,
     const auto files_directory = state.directory / kFilesDirectory;
     const auto copy_path = files_directory / entry.sha256;
     if (!std::filesystem::exists(copy_path)) {
-        create_private_directory(files_directory, state.meta.id);
+        if (!std::exchange(state.files_directory_made, true)) {
+            create_private_directory(files_directory, state.meta.id);
+        }
         // Written in place, without a temporary and a rename: the metadata lists a copy only once it is
         // complete (its entry is added below and reaches the disk with the next frame), so a copy cut
         // short by a crash is never read, and one cut short by an error is removed so that a later

@@ -41,7 +41,7 @@ std::string sha256_hex_of_file(const std::filesystem::path& path) {
     }
     sha256_ctx context;
     sha256_init(&context);
-    std::array<uint8_t, 64 * 1024> buffer{};
+    std::array<uint8_t, 64 * 1024> buffer; // NOLINT(cppcoreguidelines-pro-type-member-init): read into
     for (;;) {
         ssize_t got = ::read(fd, buffer.data(), buffer.size());
         if (got < 0 && errno == EINTR) {

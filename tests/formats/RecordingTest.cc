@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <sys/stat.h>
 
@@ -208,6 +209,39 @@ TEST(Recording, AddFileCopiesOnceUnderItsDigest) {
                             std::filesystem::directory_iterator()),
               1);
     EXPECT_THROW(reader.file_copy(RecordedFile{"/x", "../../etc/passwd", 1}), Error);
+}
+
+std::string whole_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Copies are made in the kernel where it can; a file whose size reads as 0 but that has contents
+// (/proc) is still copied whole.
+TEST(Recording, AddFileCopiesLargeFilesAndFilesWhoseSizeReadsAsZero) {
+    TemporaryDirectory temporary;
+    const auto directory = temporary.path() / "rec";
+    const auto large = temporary.path() / "large.bin";
+    std::string bytes(3 * 1024 * 1024 + 17, '\0');
+    for (size_t index = 0; index < bytes.size(); index++) {
+        bytes[index] = static_cast<char>(index * 7 % 251);
+    }
+    std::ofstream(large, std::ios::binary) << bytes;
+    const std::filesystem::path generated = "/proc/self/cmdline";
+    ASSERT_EQ(std::filesystem::file_size(generated), 0u);
+    RecordedFile large_entry;
+    RecordedFile generated_entry;
+    {
+        RecordingWriter writer(directory, test::sample_meta("files-3"));
+        large_entry = writer.add_file("/data/large.bin", large);
+        generated_entry = writer.add_file("/data/cmdline", generated);
+        writer.finish(0, 0);
+    }
+    RecordingReader reader(directory);
+    EXPECT_EQ(whole_file(reader.file_copy(large_entry)), bytes);
+    const std::string command_line = whole_file(generated);
+    ASSERT_FALSE(command_line.empty());
+    EXPECT_EQ(whole_file(reader.file_copy(generated_entry)), command_line);
 }
 
 TEST(Recording, AddFileOfMissingHostFileThrowsIoError) {
