@@ -2,6 +2,7 @@
 
 #include "GuestFileIo.h"
 #include "tracer/virt/GuestOpen.h"
+#include "tracer/virt/GuestPathLookup.h"
 #include "tracer/virt/StatInTracer.h"
 
 #include <sys/stat.h>
@@ -161,12 +162,39 @@ tracer::DescriptorTraps recorded_descriptor_traps(const RecordingMeta& meta) {
         must_trap_descriptor);
 }
 
+namespace {
+
+// System directories whose files say the same whoever asks; /proc, /sys and /dev answer each process its
+// own way.
+constexpr std::array<std::string_view, 6> kStableSystemDirectories = {"/usr/", "/bin/",   "/sbin/",
+                                                                      "/lib/", "/lib64/", "/etc/"};
+constexpr std::array<std::string_view, 3> kProcessDirectories = {"/proc/", "/sys/", "/dev/"};
+
+template <size_t N>
+bool under_one_of(const std::array<std::string_view, N>& directories, std::string_view absolute_path) {
+    return std::any_of(directories.begin(), directories.end(),
+                       [&](std::string_view directory) { return absolute_path.starts_with(directory); });
+}
+
+} // namespace
+
 bool is_system_file(const std::string& absolute_path) {
     // /bin and /sbin are links into /usr on most distributions, where `sh -c` and PATH lookups find them.
-    constexpr std::array<std::string_view, 9> kSystemDirectories = {
-        "/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/etc/", "/proc/", "/sys/", "/dev/"};
-    return std::any_of(kSystemDirectories.begin(), kSystemDirectories.end(),
-                       [&](std::string_view directory) { return absolute_path.starts_with(directory); });
+    return under_one_of(kStableSystemDirectories, absolute_path) ||
+           under_one_of(kProcessDirectories, absolute_path);
+}
+
+bool asks_about_system_file(tracer::Task& task, const tracer::SyscallStop& stop) {
+    const bool at_directory =
+        stop.number == SYS_readlinkat || stop.number == SYS_faccessat || stop.number == SYS_faccessat2;
+    if (!at_directory && stop.number != SYS_readlink && stop.number != SYS_access) {
+        return false;
+    }
+    const auto path = tracer::virt::GuestPathLookup::read_path(task, stop.args[at_directory ? 1 : 0]);
+    // The directory itself too ("/usr", which realpath asks about first); "." and ".." could lead out.
+    return path && under_one_of(kStableSystemDirectories, *path + "/") &&
+           path->find("/./") == std::string::npos && path->find("/../") == std::string::npos &&
+           !path->ends_with("/.") && !path->ends_with("/..");
 }
 
 } // namespace hermit::replay

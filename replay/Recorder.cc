@@ -59,6 +59,9 @@ std::set<int> Recorder::notifiable_syscalls() const {
 }
 
 tracer::SyscallDecision Recorder::on_entry(tracer::Task& task, const tracer::SyscallStop& stop) {
+    if (asks_about_system_file(task, stop)) {
+        return tracer::SyscallDecision::untraced();
+    }
     PendingSyscall& pending = pending_[task.tid()];
     pending = PendingSyscall{};
     pending.number = stop.number;

@@ -169,6 +169,9 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
         // pending now, so the kernel interrupts it the same way.
         return tracer::SyscallDecision::pass();
     }
+    if (asks_about_system_file(task, stop)) {
+        return tracer::SyscallDecision::untraced();
+    }
     const SyscallEvent& recorded = expect_syscall(task, stop);
     PendingSyscall& pending = pending_[task.tid()];
     pending = PendingSyscall{};

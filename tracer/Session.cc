@@ -522,6 +522,11 @@ struct Session::State {
         }
         if (decision.kind == SyscallDecision::Kind::Emulate) {
             complete_emulated(thread, stop, decision);
+        } else if (decision.kind == SyscallDecision::Kind::Untraced) {
+            thread.exit_interceptors.clear();
+            if (thread.guest_r9) {
+                thread.resume_request = PTRACE_SYSCALL; // only to put the guest's r9 back at the exit
+            }
         } else {
             if (entry.path_instead) {
                 replace_path_argument(thread, stop, *entry.path_instead);
@@ -590,6 +595,9 @@ struct Session::State {
     // No interceptor acts on the syscall and nobody needs its exit (no event sink either), and it does not
     // wait: the kernel runs it as it would an untrapped one, as finish_entry() would let it run.
     bool runs_unwatched(Thread& thread, const SyscallStop& stop, const EntryDecision& entry) {
+        if (entry.decided && entry.decision.kind == SyscallDecision::Kind::Untraced) {
+            return !entry.yield_requested;
+        }
         const bool kernel_runs_it = !entry.decided || entry.decision.kind == SyscallDecision::Kind::Run;
         return kernel_runs_it && !entry.yield_requested && thread.exit_interceptors.empty() &&
                sinks.empty() && (entry.decided || !deterministic() || !waits.would_wait(*thread.task, stop));

@@ -39,6 +39,10 @@ struct SyscallDecision {
         ReplacePath,
         Emulate, // skip the kernel; the guest sees `result` (memory already written by the interceptor)
         Retry,   // not now: the thread waits at the entry and is asked again when it runs again
+        // let the kernel run it as if it were not trapped: no exit, no event. Only for a syscall that every
+        // run and replay of the guest answers the same way without being told (a readlink of a system
+        // file), decided the same way in each of them from what the guest asks.
+        Untraced,
         // `signal` from outside the guest reaches the thread first, as if sent just before this syscall
         // (during it for pause and rt_sigsuspend, which return once a handler ran); the syscall is asked
         // again after the handler returns. A replay answers this where the recording has such a signal.
@@ -70,6 +74,7 @@ struct SyscallDecision {
         return decision;
     }
     static SyscallDecision retry() { return of(Kind::Retry); }
+    static SyscallDecision untraced() { return of(Kind::Untraced); }
     static SyscallDecision deliver_signal(const SignalEvent& signal) {
         SyscallDecision decision = of(Kind::DeliverSignal);
         decision.signal = signal;

@@ -1,7 +1,9 @@
 // readlink in the shapes a recording answers in the tracer (a link, a truncated buffer, a relative path
 // from a directory descriptor, something that is not a link) and the ones it leaves to the kernel
 // (/proc/self, a missing file, a trailing slash). argv[1]: a scratch directory. argv[2]: how many times to
-// repeat the loop of link and non-link readlinks (their stops are counted by the test).
+// repeat the loop of link and non-link readlinks (their stops are counted by the test). argv[3], optional:
+// how many times to ask about system files (readlink, access and faccessat under /usr), which a recording
+// leaves to the kernel without an event.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -41,6 +43,12 @@ int main(int argc, char** argv) {
         total += readlink(link, buffer, sizeof buffer) + readlink(argv[1], buffer, sizeof buffer);
     }
     printf("loop total %ld\n", total);
+    long answered = 0;
+    for (long round = argc > 3 ? atol(argv[3]) : 0; round > 0; round--) {
+        answered += readlink("/usr/bin/sh", buffer, sizeof buffer) > 0 && access("/usr/bin/sh", X_OK) == 0 &&
+                    faccessat(AT_FDCWD, "/usr", R_OK, 0) == 0 && readlink("/usr", buffer, sizeof buffer) < 0;
+    }
+    printf("system files: %ld answered\n", answered);
     unlink(link);
     return 0;
 }

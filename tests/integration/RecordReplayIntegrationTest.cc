@@ -279,6 +279,31 @@ TEST_F(RecordReplayTest, ReadlinkIsRecordedInOneStopWithTheKernelsAnswers) {
     EXPECT_LT(runs.recording_stops, 300);
 }
 
+// readlink and access of system files are left to the kernel, untraced, when recording and replaying (their
+// answers are as stable as the system files, which neither is copied): 200 rounds of them add no event.
+TEST_F(RecordReplayTest, QuestionsAboutSystemFilesAreNotRecorded) {
+    const auto scratch = directory_ / "system";
+    auto record = [&](const std::string& name, const std::string& rounds) {
+        std::filesystem::remove_all(scratch);
+        std::filesystem::create_directory(scratch);
+        const ProcessResult recorded = hermit({"record", "start", "--name=" + name, "--",
+                                               guest_path("replay_readlink"), scratch.string(), "0", rounds});
+        EXPECT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+        EXPECT_NE(recorded.stdout_text.find("system files: " + rounds + " answered\n"), std::string::npos)
+            << recorded.stdout_text;
+        const ProcessResult replayed = hermit({"replay", name + "-1", "--autopilot"});
+        EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+        EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+        // "hermit: recorded ID (N events) in DIR"
+        const std::string announcement = "hermit: recorded " + name + "-1 (";
+        const size_t at = recorded.stderr_text.find(announcement);
+        EXPECT_NE(at, std::string::npos) << recorded.stderr_text;
+        return at == std::string::npos ? -1L
+                                       : std::stol(recorded.stderr_text.substr(at + announcement.size()));
+    };
+    EXPECT_EQ(record("none", "0"), record("many", "200"));
+}
+
 // access of a name that is missing is recorded in one stop (the dynamic loader asks about
 // /etc/ld.so.preload at every program start): the answers are the kernel's, the recording replays them, and
 // 200 accesses in a loop cost about 200 stops, not 400.
