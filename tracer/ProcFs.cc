@@ -1,10 +1,14 @@
 #include "ProcFs.h"
 
+#include "formats/FileIo.h"
+
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <array>
+#include <cerrno>
 #include <climits>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace hermit::tracer::procfs {
@@ -15,23 +19,40 @@ std::string proc_path(pid_t host_tid, const char* file) {
     return "/proc/" + std::to_string(host_tid) + "/" + file;
 }
 
+// With read() into one buffer: the status file is read at every recorded mkdir and creating open.
 std::string read_whole(const std::string& path) {
-    std::ifstream stream(path);
-    std::stringstream buffer;
-    buffer << stream.rdbuf();
-    return buffer.str();
+    std::string text;
+    const UniqueFd file(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (file.get() < 0) {
+        return text;
+    }
+    std::array<char, 4096> buffer; // NOLINT(cppcoreguidelines-pro-type-member-init): read into
+    for (;;) {
+        const ssize_t count = read(file.get(), buffer.data(), buffer.size());
+        if (count < 0 && errno == EINTR) {
+            continue;
+        }
+        if (count <= 0) {
+            return text;
+        }
+        text.append(buffer.data(), static_cast<size_t>(count));
+    }
 }
 
 // What follows "name:" on its line of a status file.
 std::optional<std::string> status_line(const std::string& status, const std::string& name) {
-    std::istringstream lines(status);
-    std::string line;
-    while (std::getline(lines, line)) {
-        if (line.rfind(name + ":", 0) == 0) {
-            return line.substr(name.size() + 1);
+    const std::string label = name + ":";
+    size_t start = 0;
+    if (!status.starts_with(label)) {
+        start = status.find("\n" + label);
+        if (start == std::string::npos) {
+            return std::nullopt;
         }
+        start += 1; // past the newline
     }
-    return std::nullopt;
+    start += label.size();
+    const size_t end = status.find('\n', start);
+    return status.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
 // The first (or last) whitespace-separated field of the status line "name:\t...".
