@@ -57,9 +57,10 @@ std::string MadeNames::guest_name(const std::string& host_path) const {
     return host_path;
 }
 
-std::string MadeNames::resolve(const std::string& absolute_path, bool follow_last) const {
+MadeNames::Resolved MadeNames::resolve(const std::string& absolute_path, bool follow_last) const {
     std::deque<std::string> names = names_of(absolute_path);
     std::filesystem::path resolved = "/";
+    bool through_made_symlink = false;
     int followed = 0;
     while (!names.empty()) {
         const std::string name = names.front();
@@ -72,6 +73,7 @@ std::string MadeNames::resolve(const std::string& absolute_path, bool follow_las
         std::optional<std::string> target;
         if ((follow_last || !names.empty()) && followed < kMaxSymlinks) {
             target = symlink_target(next.string());
+            through_made_symlink = through_made_symlink || target.has_value();
             std::error_code error;
             if (!target && std::filesystem::is_symlink(std::filesystem::symlink_status(next, error))) {
                 target = std::filesystem::read_symlink(next, error).string();
@@ -89,7 +91,7 @@ std::string MadeNames::resolve(const std::string& absolute_path, bool follow_las
         std::deque<std::string> target_names = names_of(*target);
         names.insert(names.begin(), target_names.begin(), target_names.end());
     }
-    return resolved.string();
+    return {resolved.string(), through_made_symlink};
 }
 
 } // namespace hermit::replay

@@ -36,10 +36,17 @@ public:
 
     // `absolute_path` with its symlinks resolved, on the real file system and among the ones the guest made,
     // the last one only when `follow_last`. After kMaxSymlinks symlinks the rest is left as it is.
-    std::string resolve(const std::string& absolute_path, bool follow_last) const;
+    struct Resolved {
+        std::string path;
+        // The kernel would not find `path` from the guest's path: a symlink the guest made is on the way.
+        bool through_made_symlink = false;
+    };
+    Resolved resolve(const std::string& absolute_path, bool follow_last) const;
     // A path that names a directory entry (unlink, rename, mkdir): its directory resolved, its last name
     // kept.
-    std::string entry_path(const std::string& absolute_path) const { return resolve(absolute_path, false); }
+    std::string entry_path(const std::string& absolute_path) const {
+        return resolve(absolute_path, false).path;
+    }
 
     // The entries of `names` at or under `from` moved under `to`, those at or under `to` dropped first.
     template <typename Value>

@@ -262,11 +262,11 @@ tracer::SyscallDecision Replayer::emulate(tracer::Task& task, const tracer::Sysc
     return tracer::SyscallDecision::emulate(result);
 }
 
-std::string Replayer::resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
-                                             bool follow_last) const {
+MadeNames::Resolved Replayer::resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
+                                                     bool follow_last) const {
     const size_t argument = tracer::path_argument(stop.number);
     const std::string absolute = guest_path_argument(task, stop, argument, argument == 0 ? -1 : 0);
-    return absolute.empty() ? absolute : made_names_.resolve(absolute, follow_last);
+    return absolute.empty() ? MadeNames::Resolved{} : made_names_.resolve(absolute, follow_last);
 }
 
 std::string Replayer::entry_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -298,7 +298,8 @@ tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::Sy
     } else if (stop.number == SYS_openat2) {
         flags = task.read_value<open_how>(stop.args[2]).value_or(open_how{}).flags;
     }
-    const std::string absolute = resolved_path_argument(task, stop, (flags & O_NOFOLLOW) == 0);
+    const MadeNames::Resolved resolved = resolved_path_argument(task, stop, (flags & O_NOFOLLOW) == 0);
+    const std::string& absolute = resolved.path;
     std::optional<std::filesystem::path> replacement;
     if (made_names_.is_directory(absolute)) {
         replacement = directory_stand_in(absolute);
@@ -307,7 +308,7 @@ tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::Sy
     } else if (gets_scratch_file(absolute, flags)) {
         replacement = make_scratch_file(absolute, flags);
     } else {
-        replacement = replacement_for(absolute);
+        replacement = replacement_for(resolved);
     }
     return redirect_path(absolute, replacement, pending);
 }
@@ -338,15 +339,17 @@ const RecordedFile* Replayer::recorded_copy(const std::string& absolute_path) co
 
 tracer::SyscallDecision Replayer::execute_file(tracer::Task& task, const tracer::SyscallStop& stop,
                                                PendingSyscall& pending) {
-    const std::string absolute = resolved_path_argument(task, stop);
+    const MadeNames::Resolved resolved = resolved_path_argument(task, stop);
+    const std::string& absolute = resolved.path;
     std::optional<std::filesystem::path> replacement;
     if (auto scratch = scratch_files_.find(absolute); scratch != scratch_files_.end()) {
-        // A program the guest built during the run: the original serves when it is still the same.
-        if (file_contents(absolute) != file_contents(scratch->second)) {
+        // A program the guest built during the run: the original serves when it is still the same and the
+        // kernel finds it.
+        if (resolved.through_made_symlink || file_contents(absolute) != file_contents(scratch->second)) {
             replacement = scratch->second;
         }
     } else {
-        replacement = replacement_for(absolute);
+        replacement = replacement_for(resolved);
     }
     if (replacement) {
         auto guest_path = task.read_string(stop.args[tracer::path_argument(stop.number)]);
@@ -482,7 +485,7 @@ void Replayer::change_path(tracer::Task& task, const tracer::SyscallStop& stop,
     case SYS_linkat: {
         // linkat follows a symlink named last only when asked to; link never does.
         const std::string from = guest_path_argument(task, stop, 1, 0);
-        link((stop.args[4] & AT_SYMLINK_FOLLOW) != 0 ? made_names_.resolve(from, true)
+        link((stop.args[4] & AT_SYMLINK_FOLLOW) != 0 ? made_names_.resolve(from, true).path
                                                      : made_names_.entry_path(from),
              entry_path_argument(task, stop, 3, 2));
         break;
@@ -522,9 +525,14 @@ void Replayer::remove_name(const std::string& path) {
     }
 }
 
-std::optional<std::filesystem::path> Replayer::replacement_for(const std::string& absolute_path) {
+std::optional<std::filesystem::path> Replayer::replacement_for(const MadeNames::Resolved& resolved) {
+    const std::string& absolute_path = resolved.path;
     if (absolute_path.empty()) {
         return std::nullopt;
+    }
+    if (resolved.through_made_symlink) {
+        // The kernel would not find the file through the symlink the replay did not make.
+        return replacement_for(MadeNames::Resolved{absolute_path}).value_or(absolute_path);
     }
     auto cached = replacements_.find(absolute_path);
     if (cached != replacements_.end()) {

@@ -91,8 +91,8 @@ private:
                                     int dirfd_argument) const;
     // The file an open or exec names, symlinks resolved (the last one unless `follow_last` is false), as
     // the recorder names its copies (from /proc/<pid>/fd).
-    std::string resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
-                                       bool follow_last = true) const;
+    MadeNames::Resolved resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
+                                               bool follow_last = true) const;
     // Whether an open of `absolute_path` gets a private copy: a regular file the guest writes or that the
     // recording copied.
     bool gets_scratch_file(const std::string& absolute_path, uint64_t flags) const;
@@ -123,8 +123,9 @@ private:
     void remove_name(const std::string& path);
     tracer::SyscallDecision write(tracer::Task& task, const tracer::SyscallStop& stop,
                                   const SyscallEvent& recorded, PendingSyscall& pending);
-    // The recorded copy to open instead of `guest_path`, when the original is missing or changed.
-    std::optional<std::filesystem::path> replacement_for(const std::string& absolute_path);
+    // What to open instead of the guest's path: the recorded copy when the original is missing or changed,
+    // the resolved path when the kernel would have to pass a symlink the guest made.
+    std::optional<std::filesystem::path> replacement_for(const MadeNames::Resolved& resolved);
     bool is_inherited(pid_t host_pid, int fd) const;
     tracer::SyscallDecision emulate(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
     void compare(uint64_t index, const Event& recorded, const Event& replayed, const PendingSyscall* pending,

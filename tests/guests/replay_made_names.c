@@ -1,9 +1,9 @@
 // Names the guest makes and then uses: symlinks opened through (relative and absolute targets, to a
-// directory it made), a directory it made opened with O_DIRECTORY and a file made in it from that
-// descriptor, a hard link written and read through its new name, a directory renamed with a file in it, a
-// removed symlink. A replay must find them all without making any (docs/ARCHITECTURE.md, "Record and
-// replay"). argv[1]: a scratch directory, left empty at the end. argv[2]: how many times to open the
-// file through the symlink.
+// directory it made, to a system file, to a program it runs), a directory it made opened with O_DIRECTORY and
+// a file made in it from that descriptor, a hard link written and read through its new name, a directory
+// renamed with a file in it, a removed symlink. A replay must find them all without making any
+// (docs/ARCHITECTURE.md, "Record and replay"). argv[1]: a scratch directory, left empty at the end. argv[2]:
+// how many times to open the file through the symlink.
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void write_file(int directory, const char* path, int flags, const char* text) {
@@ -72,6 +73,24 @@ int main(int argc, char** argv) {
     }
     printf("through two symlinks: %ld opened\n", opened);
 
+    show("symlink", symlink("/bin/sh", "system-link"));
+    char magic[4] = {0};
+    const int system_file = open("system-link", O_RDONLY);
+    printf("a system file through a symlink: %s\n",
+           system_file >= 0 && read(system_file, magic, 4) == 4 && memcmp(magic, "\177ELF", 4) == 0
+               ? "a program"
+               : strerror(errno));
+    close(system_file);
+    show("symlink", symlink("/bin/true", "program-link"));
+    const pid_t child = fork();
+    if (child == 0) {
+        execl("./program-link", "program-link", (char*)NULL);
+        _exit(127);
+    }
+    int status = -1;
+    waitpid(child, &status, 0);
+    printf("ran through a symlink: exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+
     show("mkdir", mkdir("dir", 0755));
     show("symlink", symlink("dir", "dirlink"));
     write_file(AT_FDCWD, "dirlink/inner", O_EXCL, "through the directory's symlink\n");
@@ -103,7 +122,8 @@ int main(int argc, char** argv) {
     print_file("through a symlink to it", AT_FDCWD, "chained");
 
     close(directory);
-    const char* names[] = {"absolute", "chained", "dirlink", "dir/inner", "dir/made", "hard", "new/moved"};
+    const char* names[] = {"absolute", "chained",   "dirlink",     "dir/inner",   "dir/made",
+                           "hard",     "new/moved", "system-link", "program-link"};
     for (size_t name = 0; name < sizeof names / sizeof names[0]; name++) {
         show(names[name], unlink(names[name]));
     }

@@ -373,7 +373,8 @@ TEST_F(RecordReplayTest, ReplayFindsTheNamesTheGuestMadeWithoutMakingThem) {
     EXPECT_EQ(
         runs.native.stdout_text,
         "through a relative symlink: 6 bytes: first\nthrough an absolute symlink: 6 bytes: first\n"
-        "through two symlinks: 20 opened\n"
+        "through two symlinks: 20 opened\na system file through a symlink: a program\n"
+        "ran through a symlink: exit 0\n"
         "made through a symlink, read by its name: 32 bytes: through the directory's symlink\n"
         "read through the directory's symlink: 32 bytes: through the directory's symlink\n"
         "the directory made, opened: yes\n"
