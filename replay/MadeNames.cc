@@ -24,14 +24,33 @@ bool is_at_or_under(const std::string& path, const std::string& directory) {
     return path.starts_with(directory) && (path.size() == directory.size() || path[directory.size()] == '/');
 }
 
+void MadeNames::made_symlink(const std::string& link, const std::string& target) {
+    symlinks_[link] = target;
+    made_file(link);
+}
+
+void MadeNames::made_directory(const std::string& directory) {
+    directories_[directory];
+    made_file(directory);
+}
+
+void MadeNames::made_file(const std::string& path) {
+    removed_.erase(path);
+    replaced_.insert(path);
+}
+
 void MadeNames::removed(const std::string& path) {
     symlinks_.erase(path);
     directories_.erase(path);
+    removed_.insert(path);
+    replaced_.insert(path);
 }
 
 void MadeNames::renamed(const std::string& from, const std::string& to) {
     move_entries(symlinks_, from, to);
     move_entries(directories_, from, to);
+    removed(from);
+    made_file(to);
 }
 
 std::optional<std::string> MadeNames::symlink_target(const std::string& link) const {
@@ -46,9 +65,13 @@ std::optional<std::filesystem::path> MadeNames::stand_in(const std::string& dire
 
 void MadeNames::set_stand_in(const std::string& directory, const std::filesystem::path& stand_in) {
     directories_[directory] = stand_in;
+    has_stand_ins_ = true;
 }
 
 std::string MadeNames::guest_name(const std::string& host_path) const {
+    if (!has_stand_ins_) {
+        return host_path;
+    }
     for (const auto& [directory, stand_in] : directories_) {
         if (stand_in && is_at_or_under(host_path, stand_in->string())) {
             return directory + host_path.substr(stand_in->string().size());
@@ -75,7 +98,8 @@ MadeNames::Resolved MadeNames::resolve(const std::string& absolute_path, bool fo
             target = symlink_target(next.string());
             through_made_symlink = through_made_symlink || target.has_value();
             std::error_code error;
-            if (!target && std::filesystem::is_symlink(std::filesystem::symlink_status(next, error))) {
+            if (!target && !replaced_.contains(next.string()) &&
+                std::filesystem::is_symlink(std::filesystem::symlink_status(next, error))) {
                 target = std::filesystem::read_symlink(next, error).string();
             }
         }

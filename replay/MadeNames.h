@@ -1,14 +1,16 @@
 #pragma once
-// MadeNames: the symlinks and directories a replayed guest made. A replay emulates the guest's name changes
-// from the log and never makes them in the user's file system, so a path the guest names is resolved here
-// the way its kernel resolved it when recorded: the real file system overlaid with what the guest made and
-// has not removed since. Paths are absolute, their directories resolved (as entry_path() gives them).
-// An opened directory the guest made is a stand-in: an empty directory in the replay's scratch area, whose
-// descriptor names it (getdents and stats of it are emulated from the log).
+// MadeNames: the replay's view of the names a replayed guest made and removed. A replay emulates the
+// guest's name changes from the log and never makes them in the user's file system, so a path the guest
+// names is resolved here the way its kernel resolved it when recorded: the real file system overlaid with
+// the symlinks and directories the guest made and has not removed since, without the names it removed
+// (which the real file system may still hold). Paths are absolute, their directories resolved (as
+// entry_path() gives them). An opened directory the guest made is a stand-in: an empty directory in the
+// replay's scratch area, whose descriptor names it (getdents and stats of it are emulated from the log).
 
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace hermit::replay {
@@ -18,13 +20,17 @@ public:
     // Symlinks the kernel follows on a path before giving up with ELOOP.
     static constexpr int kMaxSymlinks = 40;
 
-    void made_symlink(const std::string& link, const std::string& target) { symlinks_[link] = target; }
-    void made_directory(const std::string& directory) { directories_[directory]; }
+    void made_symlink(const std::string& link, const std::string& target);
+    void made_directory(const std::string& directory);
+    // A file made by an open or a link.
+    void made_file(const std::string& path);
     // An unlink or rmdir of `path`.
     void removed(const std::string& path);
     // A rename: what `to` was is gone, and `from` with everything under it is now under `to`.
     void renamed(const std::string& from, const std::string& to);
 
+    // Unlinked or renamed away by the guest, and not made again since.
+    bool was_removed(const std::string& path) const { return removed_.contains(path); }
     // The target of a symlink the guest made, as it wrote it.
     std::optional<std::string> symlink_target(const std::string& link) const;
     bool is_directory(const std::string& path) const { return directories_.contains(path); }
@@ -56,6 +62,11 @@ public:
 private:
     std::map<std::string, std::string> symlinks_;                             // link -> target
     std::map<std::string, std::optional<std::filesystem::path>> directories_; // directory -> stand-in
+    std::set<std::string> removed_;
+    // Every name the guest made, removed or renamed: what the real file system holds there is not the
+    // guest's any more, so a symlink found there is not followed.
+    std::set<std::string> replaced_;
+    bool has_stand_ins_ = false; // most replays open no directory the guest made: no path to name back
 };
 
 // Whether `path` is `directory` or a path under it.

@@ -423,7 +423,7 @@ std::filesystem::path Replayer::make_scratch_file(const std::string& absolute_pa
     const std::filesystem::path scratch = new_scratch_path();
     const RecordedFile* recorded = recorded_copy(absolute_path);
     std::error_code error;
-    if ((flags & O_EXCL) != 0 || removed_paths_.contains(absolute_path)) {
+    if ((flags & O_EXCL) != 0 || made_names_.was_removed(absolute_path)) {
         // It did not exist when recorded, or the guest removed the file it was: the open creates it.
     } else if (recorded != nullptr) {
         // The recorder copies a file at its first open: the content the guest found.
@@ -435,7 +435,7 @@ std::filesystem::path Replayer::make_scratch_file(const std::string& absolute_pa
         // It existed when recorded (the open succeeded without O_CREAT).
         std::ofstream{scratch};
     }
-    removed_paths_.erase(absolute_path);
+    made_names_.made_file(absolute_path);
     scratch_files_[absolute_path] = scratch;
     return scratch;
 }
@@ -459,10 +459,16 @@ void Replayer::change_path(tracer::Task& task, const tracer::SyscallStop& stop,
         const bool at = stop.number != SYS_rename;
         const std::string from = entry_path_argument(task, stop, at ? 1 : 0, at ? 0 : -1);
         const std::string to = entry_path_argument(task, stop, at ? 3 : 1, at ? 2 : -1);
+        std::error_code error;
+        const bool real_directory =
+            !made_names_.is_directory(from) &&
+            std::filesystem::is_directory(std::filesystem::symlink_status(from, error));
         MadeNames::move_entries(scratch_files_, from, to);
         made_names_.renamed(from, to);
-        removed_paths_.insert(from);
-        removed_paths_.erase(to);
+        if (real_directory) {
+            // Under its new name it exists only in the replay's view, as one the guest made.
+            made_names_.made_directory(to);
+        }
         break;
     }
     case SYS_mkdir:
@@ -496,11 +502,11 @@ void Replayer::change_path(tracer::Task& task, const tracer::SyscallStop& stop,
 }
 
 void Replayer::link(const std::string& from, const std::string& to) {
-    removed_paths_.erase(to);
     if (auto target = made_names_.symlink_target(from)) {
         made_names_.made_symlink(to, *target);
         return;
     }
+    made_names_.made_file(to);
     if (is_system_file(from)) {
         return;
     }
@@ -511,7 +517,6 @@ void Replayer::link(const std::string& from, const std::string& to) {
 
 void Replayer::remove_name(const std::string& path) {
     made_names_.removed(path);
-    removed_paths_.insert(path);
     auto scratch = scratch_files_.find(path);
     if (scratch == scratch_files_.end()) {
         return;

@@ -141,7 +141,6 @@ private:
     std::filesystem::path scratch_directory_;                                  // created on first use
     std::map<std::string, std::filesystem::path> scratch_files_;               // guest path -> private copy
     MadeNames made_names_;
-    std::set<std::string> removed_paths_; // unlinked or renamed away by the guest, not created since
     uint64_t scratch_count_ = 0;
     std::vector<std::filesystem::path> executable_copies_; // removed with the replayer
     std::optional<uint64_t> signal_sent_at_;               // replay position of the outside signal last sent

@@ -49,6 +49,18 @@ TEST_F(MadeNamesTest, RealSymlinksResolveOnTheWayToMadeOnes) {
     EXPECT_TRUE(names_.resolve(root_ + "/real-link/made", true).through_made_symlink);
 }
 
+// The replay left the user's symlink where it was; the guest's kernel no longer found it, nor after the
+// guest made a file of that name.
+TEST_F(MadeNamesTest, ARealSymlinkTheGuestRemovedIsNotFollowed) {
+    std::filesystem::create_symlink("target", root_ + "/real-link");
+    names_.removed(root_ + "/real-link");
+    EXPECT_TRUE(names_.was_removed(root_ + "/real-link"));
+    EXPECT_EQ(names_.resolve(root_ + "/real-link", true).path, root_ + "/real-link");
+    names_.made_file(root_ + "/real-link");
+    EXPECT_FALSE(names_.was_removed(root_ + "/real-link"));
+    EXPECT_EQ(names_.resolve(root_ + "/real-link", true).path, root_ + "/real-link");
+}
+
 TEST_F(MadeNamesTest, ALoopIsLeftAfterFortySymlinks) {
     names_.made_symlink(root_ + "/a", "b");
     names_.made_symlink(root_ + "/b", "a");
@@ -69,6 +81,7 @@ TEST_F(MadeNamesTest, ARenamedDirectoryTakesWhatIsUnderItAndARemovedNameIsGone) 
     EXPECT_EQ(names_.guest_name("/scratch/7/file"), root_ + "/new/sub/file");
     EXPECT_EQ(names_.guest_name("/scratch/70"), "/scratch/70");
 
+    EXPECT_TRUE(names_.was_removed(root_ + "/old"));
     names_.removed(root_ + "/new/link");
     EXPECT_EQ(names_.symlink_target(root_ + "/new/link"), std::nullopt);
     EXPECT_EQ(names_.resolve(root_ + "/new/link/file", true).path, root_ + "/new/link/file");
