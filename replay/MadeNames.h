@@ -40,13 +40,13 @@ public:
     // `host_path` (a descriptor's path read from /proc) with a stand-in prefix back to the guest's name.
     std::string guest_name(const std::string& host_path) const;
 
-    // `absolute_path` with its symlinks resolved, on the real file system and among the ones the guest made,
-    // the last one only when `follow_last`. After kMaxSymlinks symlinks the rest is left as it is.
     struct Resolved {
         std::string path;
         // The kernel would not find `path` from the guest's path: a symlink the guest made is on the way.
         bool through_made_symlink = false;
     };
+    // `absolute_path` with its symlinks resolved, on the real file system and among the ones the guest made,
+    // the last one only when `follow_last`. After kMaxSymlinks symlinks the rest is left as it is.
     Resolved resolve(const std::string& absolute_path, bool follow_last) const;
     // A path that names a directory entry (unlink, rename, mkdir): its directory resolved, its last name
     // kept.
@@ -62,7 +62,7 @@ public:
 private:
     std::map<std::string, std::string> symlinks_;                             // link -> target
     std::map<std::string, std::optional<std::filesystem::path>> directories_; // directory -> stand-in
-    std::set<std::string> removed_;
+    std::set<std::string> removed_; // unlinked or renamed away, not made again since
     // Every name the guest made, removed or renamed: what the real file system holds there is not the
     // guest's any more, so a symlink found there is not followed.
     std::set<std::string> replaced_;
