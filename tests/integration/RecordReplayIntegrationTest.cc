@@ -391,14 +391,20 @@ TEST_F(RecordReplayTest, ReplayFindsTheNamesTheGuestMadeWithoutMakingThem) {
     EXPECT_TRUE(std::filesystem::is_empty(directory_ / "made")) << "the replay changed the scratch directory";
 }
 
-// The same from a shell: a file renamed, a symlink to its new name, read through the symlink.
-TEST_F(RecordReplayTest, ReplayOfAShellReadsThroughTheSymlinkItMade) {
+// The same with the shell and the tools: a file renamed and read through a symlink to its new name; a
+// directory made, listed, renamed, linked into and walked (find opens the directories and rm -r unlinks from
+// their descriptors), all replayed from the emptied directory.
+TEST_F(RecordReplayTest, ReplayOfShellToolsFindsTheNamesTheyMade) {
     const auto scratch = directory_ / "shell";
     std::filesystem::create_directory(scratch);
-    ProcessResult recorded = hermit({"record", "start", "--", "sh", "-c",
-                                     "cd " + scratch.string() + " && echo a > x; mv x y; ln -s y z; cat z"});
+    ProcessResult recorded =
+        hermit({"record", "start", "--", "sh", "-c",
+                "cd " + scratch.string() +
+                    " && echo a > x; mv x y; ln -s y z; cat z; rm y z;"
+                    " mkdir d && echo b > d/f && ls d && mv d e && ln e/f h && echo c >> h &&"
+                    " ln -s e s && ls s/ && cat s/f && find . | sort && rm -r e h s && ls"});
     ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
-    EXPECT_EQ(recorded.stdout_text, "a\n");
+    EXPECT_EQ(recorded.stdout_text, "a\nf\nf\nb\nc\n.\n./e\n./e/f\n./h\n./s\n");
     std::filesystem::remove_all(scratch);
     std::filesystem::create_directory(scratch);
 
