@@ -262,11 +262,17 @@ tracer::SyscallDecision Replayer::emulate(tracer::Task& task, const tracer::Sysc
     return tracer::SyscallDecision::emulate(result);
 }
 
-std::string Replayer::resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop) const {
+MadeNames::Resolved Replayer::resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
+                                                     bool follow_last) const {
     const size_t argument = tracer::path_argument(stop.number);
-    return std::filesystem::weakly_canonical(
-               guest_path_argument(task, stop, argument, argument == 0 ? -1 : 0))
-        .string();
+    const std::string absolute = guest_path_argument(task, stop, argument, argument == 0 ? -1 : 0);
+    return absolute.empty() ? MadeNames::Resolved{} : made_names_.resolve(absolute, follow_last);
+}
+
+std::string Replayer::entry_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
+                                          size_t path_argument, int dirfd_argument) const {
+    const std::string absolute = guest_path_argument(task, stop, path_argument, dirfd_argument);
+    return absolute.empty() ? absolute : made_names_.entry_path(absolute);
 }
 
 std::string Replayer::guest_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -274,7 +280,10 @@ std::string Replayer::guest_path_argument(tracer::Task& task, const tracer::Sysc
     const int dirfd =
         dirfd_argument < 0 ? AT_FDCWD : static_cast<int>(stop.args[static_cast<size_t>(dirfd_argument)]);
     auto guest_path = task.read_string(stop.args[path_argument]);
-    return guest_path ? GuestDescriptors::absolute_path(task.host_pid(), dirfd, *guest_path) : std::string();
+    // A directory descriptor (or the cwd, after fchdir) may be the stand-in of a directory the guest made.
+    return guest_path
+               ? made_names_.guest_name(GuestDescriptors::absolute_path(task.host_pid(), dirfd, *guest_path))
+               : std::string();
 }
 
 tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -289,14 +298,17 @@ tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::Sy
     } else if (stop.number == SYS_openat2) {
         flags = task.read_value<open_how>(stop.args[2]).value_or(open_how{}).flags;
     }
-    const std::string absolute = resolved_path_argument(task, stop);
+    const MadeNames::Resolved resolved = resolved_path_argument(task, stop, (flags & O_NOFOLLOW) == 0);
+    const std::string& absolute = resolved.path;
     std::optional<std::filesystem::path> replacement;
-    if (auto scratch = scratch_files_.find(absolute); scratch != scratch_files_.end()) {
+    if (made_names_.is_directory(absolute)) {
+        replacement = directory_stand_in(absolute);
+    } else if (auto scratch = scratch_files_.find(absolute); scratch != scratch_files_.end()) {
         replacement = scratch->second;
     } else if (gets_scratch_file(absolute, flags)) {
         replacement = make_scratch_file(absolute, flags);
     } else {
-        replacement = replacement_for(absolute);
+        replacement = replacement_for(resolved);
     }
     return redirect_path(absolute, replacement, pending);
 }
@@ -327,15 +339,17 @@ const RecordedFile* Replayer::recorded_copy(const std::string& absolute_path) co
 
 tracer::SyscallDecision Replayer::execute_file(tracer::Task& task, const tracer::SyscallStop& stop,
                                                PendingSyscall& pending) {
-    const std::string absolute = resolved_path_argument(task, stop);
+    const MadeNames::Resolved resolved = resolved_path_argument(task, stop);
+    const std::string& absolute = resolved.path;
     std::optional<std::filesystem::path> replacement;
     if (auto scratch = scratch_files_.find(absolute); scratch != scratch_files_.end()) {
-        // A program the guest built during the run: the original serves when it is still the same.
-        if (file_contents(absolute) != file_contents(scratch->second)) {
+        // A program the guest built during the run: the original serves when it is still the same and the
+        // kernel finds it.
+        if (resolved.through_made_symlink || file_contents(absolute) != file_contents(scratch->second)) {
             replacement = scratch->second;
         }
     } else {
-        replacement = replacement_for(absolute);
+        replacement = replacement_for(resolved);
     }
     if (replacement) {
         auto guest_path = task.read_string(stop.args[tracer::path_argument(stop.number)]);
@@ -383,7 +397,7 @@ tracer::SyscallDecision Replayer::redirect_path(const std::string& absolute,
     return tracer::SyscallDecision::replace_path(replacement->string());
 }
 
-std::filesystem::path Replayer::make_scratch_file(const std::string& absolute_path, uint64_t flags) {
+std::filesystem::path Replayer::new_scratch_path() {
     if (scratch_directory_.empty()) {
         std::string pattern = (std::filesystem::temp_directory_path() / "hermit-replay-XXXXXX").string();
         if (mkdtemp(pattern.data()) == nullptr) {
@@ -392,10 +406,24 @@ std::filesystem::path Replayer::make_scratch_file(const std::string& absolute_pa
         }
         scratch_directory_ = pattern;
     }
-    const std::filesystem::path scratch = scratch_directory_ / std::to_string(scratch_count_++);
+    return scratch_directory_ / std::to_string(scratch_count_++);
+}
+
+std::filesystem::path Replayer::directory_stand_in(const std::string& directory) {
+    if (auto existing = made_names_.stand_in(directory)) {
+        return *existing;
+    }
+    const std::filesystem::path stand_in = new_scratch_path();
+    std::filesystem::create_directory(stand_in);
+    made_names_.set_stand_in(directory, stand_in);
+    return stand_in;
+}
+
+std::filesystem::path Replayer::make_scratch_file(const std::string& absolute_path, uint64_t flags) {
+    const std::filesystem::path scratch = new_scratch_path();
     const RecordedFile* recorded = recorded_copy(absolute_path);
     std::error_code error;
-    if ((flags & O_EXCL) != 0 || removed_paths_.contains(absolute_path)) {
+    if ((flags & O_EXCL) != 0 || made_names_.was_removed(absolute_path)) {
         // It did not exist when recorded, or the guest removed the file it was: the open creates it.
     } else if (recorded != nullptr) {
         // The recorder copies a file at its first open: the content the guest found.
@@ -407,7 +435,7 @@ std::filesystem::path Replayer::make_scratch_file(const std::string& absolute_pa
         // It existed when recorded (the open succeeded without O_CREAT).
         std::ofstream{scratch};
     }
-    removed_paths_.erase(absolute_path);
+    made_names_.made_file(absolute_path);
     scratch_files_[absolute_path] = scratch;
     return scratch;
 }
@@ -419,31 +447,53 @@ void Replayer::change_path(tracer::Task& task, const tracer::SyscallStop& stop,
     }
     switch (stop.number) {
     case SYS_unlink:
-    case SYS_unlinkat: {
-        const std::string path =
-            entry_path(stop.number == SYS_unlink ? guest_path_argument(task, stop, 0, -1)
-                                                 : guest_path_argument(task, stop, 1, 0));
-        if (auto scratch = scratch_files_.find(path); scratch != scratch_files_.end()) {
-            std::filesystem::remove(scratch->second);
-            scratch_files_.erase(scratch);
-        }
-        removed_paths_.insert(path);
+    case SYS_rmdir:
+        remove_name(entry_path_argument(task, stop, 0, -1));
         break;
-    }
+    case SYS_unlinkat:
+        remove_name(entry_path_argument(task, stop, 1, 0));
+        break;
     case SYS_rename:
     case SYS_renameat:
     case SYS_renameat2: {
-        const std::string from =
-            entry_path(stop.number == SYS_rename ? guest_path_argument(task, stop, 0, -1)
-                                                 : guest_path_argument(task, stop, 1, 0));
-        const std::string to = entry_path(stop.number == SYS_rename ? guest_path_argument(task, stop, 1, -1)
-                                                                    : guest_path_argument(task, stop, 3, 2));
-        if (auto scratch = scratch_files_.find(from); scratch != scratch_files_.end()) {
-            scratch_files_[to] = scratch->second;
-            scratch_files_.erase(from);
+        const bool at = stop.number != SYS_rename;
+        const std::string from = entry_path_argument(task, stop, at ? 1 : 0, at ? 0 : -1);
+        const std::string to = entry_path_argument(task, stop, at ? 3 : 1, at ? 2 : -1);
+        std::error_code error;
+        const bool real_directory =
+            !made_names_.is_directory(from) &&
+            std::filesystem::is_directory(std::filesystem::symlink_status(from, error));
+        MadeNames::move_entries(scratch_files_, from, to);
+        made_names_.renamed(from, to);
+        if (real_directory) {
+            // Under its new name it exists only in the replay's view, as one the guest made.
+            made_names_.made_directory(to);
         }
-        removed_paths_.insert(from);
-        removed_paths_.erase(to);
+        break;
+    }
+    case SYS_mkdir:
+    case SYS_mkdirat: {
+        const bool at = stop.number == SYS_mkdirat;
+        made_names_.made_directory(entry_path_argument(task, stop, at ? 1 : 0, at ? 0 : -1));
+        break;
+    }
+    case SYS_symlink:
+    case SYS_symlinkat: {
+        const bool at = stop.number == SYS_symlinkat;
+        if (auto target = task.read_string(stop.args[0])) {
+            made_names_.made_symlink(entry_path_argument(task, stop, at ? 2 : 1, at ? 1 : -1), *target);
+        }
+        break;
+    }
+    case SYS_link:
+        link(entry_path_argument(task, stop, 0, -1), entry_path_argument(task, stop, 1, -1));
+        break;
+    case SYS_linkat: {
+        // linkat follows a symlink named last only when asked to; link never does.
+        const std::string from = guest_path_argument(task, stop, 1, 0);
+        link((stop.args[4] & AT_SYMLINK_FOLLOW) != 0 ? made_names_.resolve(from, true).path
+                                                     : made_names_.entry_path(from),
+             entry_path_argument(task, stop, 3, 2));
         break;
     }
     default:
@@ -451,15 +501,43 @@ void Replayer::change_path(tracer::Task& task, const tracer::SyscallStop& stop,
     }
 }
 
-std::string Replayer::entry_path(const std::string& absolute_path) {
-    // The directory resolved as an open resolves it; the last name kept, since it may be a symlink.
-    const std::filesystem::path path(absolute_path);
-    return (std::filesystem::weakly_canonical(path.parent_path()) / path.filename()).string();
+void Replayer::link(const std::string& from, const std::string& to) {
+    if (auto target = made_names_.symlink_target(from)) {
+        made_names_.made_symlink(to, *target);
+        return;
+    }
+    made_names_.made_file(to);
+    if (is_system_file(from)) {
+        return;
+    }
+    auto scratch = scratch_files_.find(from);
+    scratch_files_[to] =
+        scratch != scratch_files_.end() ? scratch->second : make_scratch_file(from, O_RDONLY);
 }
 
-std::optional<std::filesystem::path> Replayer::replacement_for(const std::string& absolute_path) {
+void Replayer::remove_name(const std::string& path) {
+    made_names_.removed(path);
+    auto scratch = scratch_files_.find(path);
+    if (scratch == scratch_files_.end()) {
+        return;
+    }
+    const std::filesystem::path copy = scratch->second;
+    scratch_files_.erase(scratch);
+    // Another name of it (a hard link the guest made) keeps it.
+    if (std::none_of(scratch_files_.begin(), scratch_files_.end(),
+                     [&](const auto& entry) { return entry.second == copy; })) {
+        std::filesystem::remove(copy);
+    }
+}
+
+std::optional<std::filesystem::path> Replayer::replacement_for(const MadeNames::Resolved& resolved) {
+    const std::string& absolute_path = resolved.path;
     if (absolute_path.empty()) {
         return std::nullopt;
+    }
+    if (resolved.through_made_symlink) {
+        // The kernel would not find the file through the symlink the replay did not make.
+        return replacement_for(MadeNames::Resolved{absolute_path}).value_or(absolute_path);
     }
     auto cached = replacements_.find(absolute_path);
     if (cached != replacements_.end()) {

@@ -6,7 +6,8 @@
 //   - syscalls that read the outside world are emulated from the log (recorded result and memory writes);
 //   - opens run for real, redirected to the recording's copy of a file that is missing or changed, and
 //     files the guest writes are private copies in a scratch directory: a replay never changes the
-//     user's files (names are changed only in the log: ChangePath syscalls are emulated);
+//     user's files (names are changed only in the log: ChangePath syscalls are emulated, and the
+//     symlinks and directories the guest made are kept in MadeNames, through which its paths resolve);
 //   - writes run for real on inherited descriptors and are emulated on the guest's own pipes and sockets;
 //   - everything that shapes the process (mmap, clone, futex, ...) runs for real and its result is
 //     compared with the recorded one when its event arrives.
@@ -17,6 +18,7 @@
 // to go (checkpoints, reverse execution) is the caller's business.
 
 #include "GuestDescriptors.h"
+#include "MadeNames.h"
 #include "ReplayLog.h"
 #include "formats/Recording.h"
 #include "tracer/EventSink.h"
@@ -87,17 +89,23 @@ private:
     // The absolute path named by a path argument (relative to the dirfd argument, -1 for the cwd).
     std::string guest_path_argument(tracer::Task& task, const tracer::SyscallStop& stop, size_t path_argument,
                                     int dirfd_argument) const;
-    // The file an open or exec names, symlinks resolved, as the recorder names its copies (from
-    // /proc/<pid>/fd).
-    std::string resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop) const;
+    // The file an open or exec names, symlinks resolved (the last one unless `follow_last` is false), as
+    // the recorder names its copies (from /proc/<pid>/fd).
+    MadeNames::Resolved resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
+                                               bool follow_last = true) const;
     // Whether an open of `absolute_path` gets a private copy: a regular file the guest writes or that the
     // recording copied.
     bool gets_scratch_file(const std::string& absolute_path, uint64_t flags) const;
     const RecordedFile* recorded_copy(const std::string& absolute_path) const;
+    // A new name in the scratch directory (made on first use).
+    std::filesystem::path new_scratch_path();
     // A private copy of a file the guest opens, from the recorded copy when there is one.
     std::filesystem::path make_scratch_file(const std::string& absolute_path, uint64_t flags);
-    // A path that names a directory entry (unlink, rename): its directory resolved, its last name kept.
-    static std::string entry_path(const std::string& absolute_path);
+    // The stand-in of a directory the guest made and now opens (made on its first open).
+    std::filesystem::path directory_stand_in(const std::string& directory);
+    // A directory entry named by a path argument of a name change (MadeNames::entry_path).
+    std::string entry_path_argument(tracer::Task& task, const tracer::SyscallStop& stop, size_t path_argument,
+                                    int dirfd_argument) const;
     // Runs the replay's copy of a program the guest built or that changed since the recording.
     tracer::SyscallDecision execute_file(tracer::Task& task, const tracer::SyscallStop& stop,
                                          PendingSyscall& pending);
@@ -107,12 +115,17 @@ private:
     tracer::SyscallDecision redirect_path(const std::string& absolute,
                                           const std::optional<std::filesystem::path>& replacement,
                                           PendingSyscall& pending);
-    // Keeps the scratch copies in step with an emulated unlink or rename.
+    // Keeps the scratch copies and the made names in step with an emulated name change.
     void change_path(tracer::Task& task, const tracer::SyscallStop& stop, const SyscallEvent& recorded);
+    // A recorded link(`from`, `to`): both name the same scratch copy, or `to` the same symlink.
+    void link(const std::string& from, const std::string& to);
+    // A recorded unlink or rmdir of `path`.
+    void remove_name(const std::string& path);
     tracer::SyscallDecision write(tracer::Task& task, const tracer::SyscallStop& stop,
                                   const SyscallEvent& recorded, PendingSyscall& pending);
-    // The recorded copy to open instead of `guest_path`, when the original is missing or changed.
-    std::optional<std::filesystem::path> replacement_for(const std::string& absolute_path);
+    // What to open instead of the guest's path: the recorded copy when the original is missing or changed,
+    // the resolved path when the kernel would have to pass a symlink the guest made.
+    std::optional<std::filesystem::path> replacement_for(const MadeNames::Resolved& resolved);
     bool is_inherited(pid_t host_pid, int fd) const;
     tracer::SyscallDecision emulate(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
     void compare(uint64_t index, const Event& recorded, const Event& replayed, const PendingSyscall* pending,
@@ -127,7 +140,7 @@ private:
     std::map<int32_t, PendingSyscall> pending_;                                // by guest tid
     std::filesystem::path scratch_directory_;                                  // created on first use
     std::map<std::string, std::filesystem::path> scratch_files_;               // guest path -> private copy
-    std::set<std::string> removed_paths_; // unlinked or renamed away by the guest, not created since
+    MadeNames made_names_;
     uint64_t scratch_count_ = 0;
     std::vector<std::filesystem::path> executable_copies_; // removed with the replayer
     std::optional<uint64_t> signal_sent_at_;               // replay position of the outside signal last sent

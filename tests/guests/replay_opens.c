@@ -2,8 +2,8 @@
 // read-write, O_TRUNC, O_APPEND, O_CREAT under the guest's umask, through a symlink, from a directory
 // descriptor, the errors it gives itself) and in those it leaves to the kernel (O_PATH, a file only
 // hermit's capabilities could open). argv[1]: a scratch directory. argv[2]: how many times to open and
-// close the file (its stops are counted by the test). The symlink is the system's /usr/bin/sh: a replay
-// does not make the symlinks and directories the guest made (docs/ARCHITECTURE.md, "Limits").
+// close the file (its stops are counted by the test). The symlink is the system's /usr/bin/sh (the ones
+// the guest makes are replay_made_names').
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -364,6 +364,56 @@ TEST_F(RecordReplayTest, OpensAreRecordedInOneNotificationWithTheKernelsAnswers)
     EXPECT_GE(runs.recording_notifications, 200);
 }
 
+// A replay makes none of the names the guest made, yet finds them as the guest's kernel did: symlinks
+// (relative, absolute, chained, to a directory it made), a directory it made opened and a file made from
+// its descriptor, a hard link, a renamed directory, a removed symlink. The scratch directory is emptied
+// before the replay, which leaves it empty.
+TEST_F(RecordReplayTest, ReplayFindsTheNamesTheGuestMadeWithoutMakingThem) {
+    const ScratchRuns runs = run_record_and_replay_in_scratch("made", "replay_made_names", "20");
+    EXPECT_EQ(
+        runs.native.stdout_text,
+        "through a relative symlink: 6 bytes: first\nthrough an absolute symlink: 6 bytes: first\n"
+        "through two symlinks: 20 opened\na system file through a symlink: a program\n"
+        "ran through a symlink: exit 0\n"
+        "made through a symlink, read by its name: 32 bytes: through the directory's symlink\n"
+        "read through the directory's symlink: 32 bytes: through the directory's symlink\n"
+        "the directory made, opened: yes\n"
+        "read by its path: 37 bytes: made from the directory's descriptor\n"
+        "read from the descriptor: 37 bytes: made from the directory's descriptor\n"
+        "listed: 2 entries\n"
+        "the file, after a write through its hard link: 37 bytes: first\nappended through the hard link\n"
+        "the hard link: 37 bytes: first\nappended through the hard link\n"
+        "the hard link, the first name removed: 37 bytes: first\nappended through the hard link\n"
+        "by its new path: 25 bytes: in the renamed directory\n"
+        "by its old path: No such file or directory\n"
+        "through the removed symlink: No such file or directory\n"
+        "through a symlink to it: No such file or directory\n");
+    EXPECT_TRUE(std::filesystem::is_empty(directory_ / "made")) << "the replay changed the scratch directory";
+}
+
+// The same with the shell and the tools: a file renamed and read through a symlink to its new name; a
+// directory made, listed, renamed, linked into and walked (find opens the directories and rm -r unlinks from
+// their descriptors), all replayed from the emptied directory.
+TEST_F(RecordReplayTest, ReplayOfShellToolsFindsTheNamesTheyMade) {
+    const auto scratch = directory_ / "shell";
+    std::filesystem::create_directory(scratch);
+    ProcessResult recorded =
+        hermit({"record", "start", "--", "sh", "-c",
+                "cd " + scratch.string() +
+                    " && echo a > x; mv x y; ln -s y z; cat z; rm y z;"
+                    " mkdir d && echo b > d/f && ls d && mv d e && ln e/f h && echo c >> h &&"
+                    " ln -s e s && ls s/ && cat s/f && find . | sort && rm -r e h s && ls"});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text, "a\nf\nf\nb\nc\n.\n./e\n./e/f\n./h\n./s\n");
+    std::filesystem::remove_all(scratch);
+    std::filesystem::create_directory(scratch);
+
+    ProcessResult replayed = hermit({"replay", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+    EXPECT_TRUE(std::filesystem::is_empty(scratch)) << "the replay changed the scratch directory";
+}
+
 uint64_t directory_bytes(const std::filesystem::path& directory) {
     uint64_t total = 0;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(directory)) {
