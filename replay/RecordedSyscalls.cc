@@ -22,7 +22,7 @@ namespace {
 
 using enum ReplayTreatment;
 
-constexpr std::array<std::pair<int, ReplayTreatment>, 59> kTreatments = {{
+constexpr std::array<std::pair<int, ReplayTreatment>, 71> kTreatments = {{
     {SYS_read, EmulateFromLog},
     {SYS_pread64, EmulateFromLog},
     {SYS_readv, EmulateFromLog},
@@ -50,6 +50,12 @@ constexpr std::array<std::pair<int, ReplayTreatment>, 59> kTreatments = {{
     {SYS_epoll_wait, EmulateFromLog},
     {SYS_epoll_pwait, EmulateFromLog},
     {SYS_ioctl, EmulateFromLog},
+    {SYS_getxattr, EmulateFromLog},
+    {SYS_lgetxattr, EmulateFromLog},
+    {SYS_fgetxattr, EmulateFromLog},
+    {SYS_listxattr, EmulateFromLog},
+    {SYS_llistxattr, EmulateFromLog},
+    {SYS_flistxattr, EmulateFromLog},
     {SYS_open, OpenFile},
     {SYS_openat, OpenFile},
     {SYS_openat2, OpenFile},
@@ -80,6 +86,12 @@ constexpr std::array<std::pair<int, ReplayTreatment>, 59> kTreatments = {{
     {SYS_utime, ChangePath},
     {SYS_utimes, ChangePath},
     {SYS_utimensat, ChangePath},
+    {SYS_setxattr, ChangePath},
+    {SYS_lsetxattr, ChangePath},
+    {SYS_fsetxattr, ChangePath},
+    {SYS_removexattr, ChangePath},
+    {SYS_lremovexattr, ChangePath},
+    {SYS_fremovexattr, ChangePath},
     {SYS_execve, Execute},
     {SYS_execveat, Execute},
 }};
@@ -187,7 +199,10 @@ bool is_system_file(const std::string& absolute_path) {
 bool asks_about_system_file(tracer::Task& task, const tracer::SyscallStop& stop) {
     const bool at_directory =
         stop.number == SYS_readlinkat || stop.number == SYS_faccessat || stop.number == SYS_faccessat2;
-    if (!at_directory && stop.number != SYS_readlink && stop.number != SYS_access) {
+    const bool by_path = stop.number == SYS_readlink || stop.number == SYS_access ||
+                         stop.number == SYS_getxattr || stop.number == SYS_lgetxattr ||
+                         stop.number == SYS_listxattr || stop.number == SYS_llistxattr;
+    if (!at_directory && !by_path) {
         return false;
     }
     const auto path = tracer::virt::GuestPathLookup::read_path(task, stop.args[at_directory ? 1 : 0]);

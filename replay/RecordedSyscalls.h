@@ -72,10 +72,11 @@ tracer::DescriptorTraps recorded_descriptor_traps(const RecordingMeta& meta);
 // input and output: the recorder does not copy them and replay opens them as they are.
 bool is_system_file(const std::string& absolute_path);
 
-// A readlink, readlinkat, access, faccessat or faccessat2 of an absolute path under /usr, /bin, /sbin,
-// /lib, /lib64 or /etc, without "." or "..": like the system files themselves (is_system_file), what it
-// finds is the same on replay, so the recorder and the replayer let the kernel answer it untraced, without
-// an event (a compiler's realpath asks about every component of every header it includes).
+// A readlink, readlinkat, access, faccessat, faccessat2 or path-named getxattr or listxattr (and their l
+// forms) of an absolute path under /usr, /bin, /sbin, /lib, /lib64 or /etc, without "." or "..": like the
+// system files themselves (is_system_file), what it finds is the same on replay, so the recorder and the
+// replayer let the kernel answer it untraced, without an event (a compiler's realpath asks about every
+// component of every header it includes).
 bool asks_about_system_file(tracer::Task& task, const tracer::SyscallStop& stop);
 
 } // namespace hermit::replay

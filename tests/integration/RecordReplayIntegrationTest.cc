@@ -397,14 +397,14 @@ TEST_F(RecordReplayTest, ReplayFindsTheNamesTheGuestMadeWithoutMakingThem) {
 TEST_F(RecordReplayTest, ReplayOfShellToolsFindsTheNamesTheyMade) {
     const auto scratch = directory_ / "shell";
     std::filesystem::create_directory(scratch);
-    ProcessResult recorded =
-        hermit({"record", "start", "--", "sh", "-c",
-                "cd " + scratch.string() +
-                    " && echo a > x; mv x y; ln -s y z; cat z; rm y z;"
-                    " mkdir d && echo b > d/f && ls d && mv d e && ln e/f h && echo c >> h &&"
-                    " ln -s e s && ls s/ && cat s/f && find . | sort && rm -r e h s && ls"});
+    ProcessResult recorded = hermit(
+        {"record", "start", "--", "sh", "-c",
+         "cd " + scratch.string() +
+             " && echo a > x; mv x y; ln -s y z; cat z; rm y z;"
+             " mkdir d && echo b > d/f && ls d && mv d e && ln e/f h && echo c >> h &&"
+             " ln -s e s && ls s/ && cat s/f && find . | sort && ls -l e | wc -l && rm -r e h s && ls"});
     ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
-    EXPECT_EQ(recorded.stdout_text, "a\nf\nf\nb\nc\n.\n./e\n./e/f\n./h\n./s\n");
+    EXPECT_EQ(recorded.stdout_text, "a\nf\nf\nb\nc\n.\n./e\n./e/f\n./h\n./s\n2\n");
     std::filesystem::remove_all(scratch);
     std::filesystem::create_directory(scratch);
 
