@@ -22,7 +22,7 @@ namespace {
 
 using enum ReplayTreatment;
 
-constexpr std::array<std::pair<int, ReplayTreatment>, 71> kTreatments = {{
+constexpr std::array<std::pair<int, ReplayTreatment>, 73> kTreatments = {{
     {SYS_read, EmulateFromLog},
     {SYS_pread64, EmulateFromLog},
     {SYS_readv, EmulateFromLog},
@@ -50,6 +50,7 @@ constexpr std::array<std::pair<int, ReplayTreatment>, 71> kTreatments = {{
     {SYS_epoll_wait, EmulateFromLog},
     {SYS_epoll_pwait, EmulateFromLog},
     {SYS_ioctl, EmulateFromLog},
+    {SYS_getcwd, EmulateFromLog},
     {SYS_getxattr, EmulateFromLog},
     {SYS_lgetxattr, EmulateFromLog},
     {SYS_fgetxattr, EmulateFromLog},
@@ -94,6 +95,7 @@ constexpr std::array<std::pair<int, ReplayTreatment>, 71> kTreatments = {{
     {SYS_fremovexattr, ChangePath},
     {SYS_execve, Execute},
     {SYS_execveat, Execute},
+    {SYS_chdir, ChangeDirectory},
 }};
 
 } // namespace

@@ -34,6 +34,10 @@ enum class ReplayTreatment {
     // Starts a program: the recorder copies a program that is not a system file, the replayer runs the
     // copy (or the one the guest built during the replay) when the original is missing or changed.
     Execute,
+    // Changes the working directory (chdir): runs for real, on replay into the stand-in of a directory the
+    // guest made (MadeNames), which only the replay's view holds. getcwd is EmulateFromLog, so the guest
+    // never sees the stand-in's name.
+    ChangeDirectory,
 };
 
 ReplayTreatment replay_treatment(int number);

@@ -102,6 +102,7 @@ void Recorder::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int6
         pending->second.stdio = capture_stdio(task, stop, result);
         break;
     case ReplayTreatment::ChangePath:
+    case ReplayTreatment::ChangeDirectory:
     case ReplayTreatment::Execute:
     case ReplayTreatment::NotRecorded:
         break;

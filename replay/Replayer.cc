@@ -194,6 +194,8 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
         return emulate(task, stop, recorded.result);
     case ReplayTreatment::Execute:
         return execute_file(task, stop, pending);
+    case ReplayTreatment::ChangeDirectory:
+        return change_directory(task, stop, recorded, pending);
     case ReplayTreatment::Write:
         return write(task, stop, recorded, pending);
     case ReplayTreatment::NotRecorded:
@@ -356,6 +358,18 @@ tracer::SyscallDecision Replayer::execute_file(tracer::Task& task, const tracer:
         replacement = executable_copy(*replacement, guest_path ? guest_path->size() : 0);
     }
     return redirect_path(absolute, replacement, pending);
+}
+
+tracer::SyscallDecision Replayer::change_directory(tracer::Task& task, const tracer::SyscallStop& stop,
+                                                   const SyscallEvent& recorded, PendingSyscall& pending) {
+    if (recorded.result < 0) {
+        return emulate(task, stop, recorded.result);
+    }
+    const std::string directory = resolved_path_argument(task, stop).path;
+    return redirect_path(directory,
+                         made_names_.is_directory(directory) ? std::optional(directory_stand_in(directory))
+                                                             : std::nullopt,
+                         pending);
 }
 
 std::filesystem::path Replayer::executable_copy(const std::filesystem::path& program, size_t path_length) {

@@ -109,6 +109,9 @@ private:
     // Runs the replay's copy of a program the guest built or that changed since the recording.
     tracer::SyscallDecision execute_file(tracer::Task& task, const tracer::SyscallStop& stop,
                                          PendingSyscall& pending);
+    // chdir into a directory the guest made goes into its stand-in; one that failed when recorded fails.
+    tracer::SyscallDecision change_directory(tracer::Task& task, const tracer::SyscallStop& stop,
+                                             const SyscallEvent& recorded, PendingSyscall& pending);
     // A copy of `program` for execve whose path has `path_length` characters, when that can be made.
     std::filesystem::path executable_copy(const std::filesystem::path& program, size_t path_length);
     // The syscall opens or executes `replacement` instead, when there is one.

@@ -34,8 +34,8 @@ struct SyscallDecision {
         Run,        // let the kernel run it as it is, even if it waits; no exit stop needed
         StopAtExit, // let the kernel run it and call on_exit() with the result
         // as StopAtExit, the kernel opening or executing `path` (an absolute path of hermit's file) instead
-        // of the one the guest gave (open, openat, creat, execve, execveat); the guest finds its own path
-        // argument in its register after the syscall
+        // of the one the guest gave (open, openat, creat, execve, execveat, chdir); the guest finds its own
+        // path argument in its register after the syscall
         ReplacePath,
         Emulate, // skip the kernel; the guest sees `result` (memory already written by the interceptor)
         Retry,   // not now: the thread waits at the entry and is asked again when it runs again

@@ -52,7 +52,7 @@ const SyscallRow* find_syscall(std::string_view name) {
 }
 
 size_t path_argument(int number) {
-    return number == SYS_open || number == SYS_creat || number == SYS_execve ? 0 : 1;
+    return number == SYS_open || number == SYS_creat || number == SYS_execve || number == SYS_chdir ? 0 : 1;
 }
 
 } // namespace hermit::tracer

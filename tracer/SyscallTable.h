@@ -135,8 +135,9 @@ std::span<const SyscallRow> syscall_table();
 const SyscallRow* find_syscall(int number);
 const SyscallRow* find_syscall(std::string_view name);
 
-// The argument that holds the path of a call that opens or executes a file: 0 for those relative to the
-// working directory (open, creat, execve), 1 after the directory descriptor (openat, openat2, execveat).
+// The argument that holds the path of a call that opens or executes a file or changes the working
+// directory: 0 for those relative to the working directory (open, creat, execve, chdir), 1 after the
+// directory descriptor (openat, openat2, execveat).
 size_t path_argument(int number);
 
 class GuestMemory;

@@ -402,9 +402,10 @@ TEST_F(RecordReplayTest, ReplayOfShellToolsFindsTheNamesTheyMade) {
          "cd " + scratch.string() +
              " && echo a > x; mv x y; ln -s y z; cat z; rm y z;"
              " mkdir d && echo b > d/f && ls d && mv d e && ln e/f h && echo c >> h &&"
-             " ln -s e s && ls s/ && cat s/f && find . | sort && ls -l e | wc -l && rm -r e h s && ls"});
+             " ln -s e s && ls s/ && cat s/f && find . | sort && ls -l e | wc -l &&"
+             " cd e && echo d > g && cat g && /bin/pwd | sed 's|.*/||' && cd .. && rm -r e h s && ls"});
     ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
-    EXPECT_EQ(recorded.stdout_text, "a\nf\nf\nb\nc\n.\n./e\n./e/f\n./h\n./s\n2\n");
+    EXPECT_EQ(recorded.stdout_text, "a\nf\nf\nb\nc\n.\n./e\n./e/f\n./h\n./s\n2\nd\ne\n");
     std::filesystem::remove_all(scratch);
     std::filesystem::create_directory(scratch);
 
