@@ -5,9 +5,11 @@
 #include "tracer/virt/GuestPathLookup.h"
 
 #include <fcntl.h>
+#include <linux/limits.h>
 #include <stdio.h> // renameat2
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -104,6 +106,52 @@ std::optional<GuestFileIo::Done> read_link(tracer::Task& task, const tracer::Sys
     }
     GuestFileIo::Done done{static_cast<int64_t>(target.size()), {}};
     done.outputs.push_back(MemoryWrite{buffer, std::move(target)});
+    return done;
+}
+
+// getxattr(path, name, value, size) or lgetxattr of a file found as the guest's kernel would find it, read
+// without hermit's capabilities that override permissions (user.* names need read permission): `ls -l`
+// asks two of them about every name. Names only CAP_SYS_ADMIN may read (trusted.*), a symlink itself,
+// and what cannot be found here are left to the kernel.
+std::optional<GuestFileIo::Done> get_attribute(tracer::Task& task, const tracer::SyscallStop& stop) {
+    using tracer::virt::GuestPathLookup;
+    const auto path = GuestPathLookup::read_path(task, stop.args[0]);
+    const auto name = task.read_string(stop.args[1], XATTR_NAME_MAX + 1);
+    const uint64_t size = stop.args[3];
+    if (!path || path->empty() || !name || name->size() > XATTR_NAME_MAX || name->starts_with("trusted.") ||
+        size > XATTR_SIZE_MAX || !GuestPathLookup::shares_credentials(task.host_tid())) {
+        return std::nullopt;
+    }
+    const GuestPathLookup::Found found =
+        GuestPathLookup::find(task, AT_FDCWD, *path, stop.number == SYS_getxattr);
+    struct stat info {};
+    if (found.file.get() < 0) {
+        return found.missing != 0 ? std::optional(GuestFileIo::Done{-found.missing, {}}) : std::nullopt;
+    }
+    if (fstat(found.file.get(), &info) != 0 || S_ISLNK(info.st_mode)) {
+        return std::nullopt;
+    }
+    const std::string file = "/proc/self/fd/" + std::to_string(found.file.get());
+    std::vector<uint8_t> value(size);
+    ssize_t length = 0;
+    const int result = GuestPathLookup::change_as_guest([&] {
+        length = getxattr(file.c_str(), name->c_str(), size > 0 ? value.data() : nullptr, size);
+        return length < 0 ? -1 : 0;
+    });
+    if (result == -EACCES || result == -EPERM) {
+        return std::nullopt;
+    }
+    if (result < 0) {
+        return GuestFileIo::Done{result, {}};
+    }
+    value.resize(size > 0 ? static_cast<size_t>(length) : 0);
+    if (!value.empty() && !task.write(stop.args[2], value.data(), value.size())) {
+        return GuestFileIo::Done{-EFAULT, {}};
+    }
+    GuestFileIo::Done done{length, {}};
+    if (!value.empty()) {
+        done.outputs.push_back(MemoryWrite{stop.args[2], std::move(value)});
+    }
     return done;
 }
 
@@ -263,6 +311,9 @@ GuestFileIo::perform(tracer::Task& task, const tracer::SyscallStop& stop,
     }
     if (is_access(stop.number)) {
         return check_access(task, stop);
+    }
+    if (stop.number == SYS_getxattr || stop.number == SYS_lgetxattr) {
+        return get_attribute(task, stop);
     }
     if (name_changes().contains(stop.number)) {
         return change_name(task, stop);

@@ -2,8 +2,8 @@
 // fstat, symlinks with and without AT_SYMLINK_NOFOLLOW, statx, "..", /proc) and the usual errors, in the
 // directory given as argv[1]. Prints, per call, the result and the fields the guest's own actions
 // determine on one line, and the fields hermit virtualizes (device, inode, times) on a "virtual" line.
-// With a count as argv[2], it then stats the same file and the same missing name that many times more (to
-// count ptrace stops).
+// With a count as argv[2], it then stats the same file and the same missing name, and the file with statx
+// as `ls -l` does, that many times more (to count ptrace stops).
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -127,6 +127,7 @@ int main(int argc, char** argv) {
     for (int repeat = argc == 3 ? atoi(argv[2]) : 0; repeat > 0; repeat--) {
         stat("f", &status);
         stat("missing", &status);
+        statx(AT_FDCWD, "f", AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &extended); // as ls -l
     }
     return 0;
 }

@@ -279,6 +279,32 @@ TEST_F(RecordReplayTest, ReadlinkIsRecordedInOneStopWithTheKernelsAnswers) {
     EXPECT_LT(runs.recording_stops, 300);
 }
 
+// `ls -l` asks statx (with AT_NO_AUTOMOUNT), lgetxattr and getxattr about every name: all three are
+// answered from notifications when recording, so 60 names cost no ptrace stop each; the replay prints the
+// same listing.
+TEST_F(RecordReplayTest, LongListingIsRecordedWithoutAStopPerName) {
+    const auto listed = directory_ / "listed";
+    std::filesystem::create_directory(listed);
+    for (int index = 0; index < 60; ++index) {
+        std::ofstream(listed / ("file" + std::to_string(index))) << index;
+    }
+    const ProcessResult recorded =
+        hermit({"--log=debug", "record", "start", "--name=listing", "--", "ls", "-l", listed.string()});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    EXPECT_NE(recorded.stdout_text.find("file59"), std::string::npos) << recorded.stdout_text;
+    const size_t at = recorded.stderr_text.find("guest done: ");
+    ASSERT_NE(at, std::string::npos) << recorded.stderr_text;
+    const size_t notified = recorded.stderr_text.find(" ptrace stops, ", at);
+    if (std::stol(recorded.stderr_text.substr(notified + 15)) == 0) {
+        GTEST_SKIP() << "no seccomp user notifications (Linux before 5.19): each costs a ptrace stop";
+    }
+    // About 60 for ls itself, whatever it lists; with a stop per name it would be 60 more.
+    EXPECT_LT(std::stol(recorded.stderr_text.substr(at + 12)), 100) << recorded.stderr_text;
+    const ProcessResult replayed = hermit({"replay", "listing-1", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+}
+
 // readlink and access of system files are left to the kernel, untraced, when recording and replaying (their
 // answers are as stable as the system files, which neither is copied): 200 rounds of them add no event.
 TEST_F(RecordReplayTest, QuestionsAboutSystemFilesAreNotRecorded) {

@@ -61,7 +61,10 @@ const std::set<int>& StatInTracer::stat_syscalls() {
 std::optional<StatInTracer::Answer> StatInTracer::answer(Task& task, const SyscallStop& stop) {
     const StatCall call = call_of(stop);
     const bool extended = stop.number == SYS_statx;
-    const uint64_t known_flags = AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | (extended ? AT_STATX_SYNC_TYPE : 0);
+    // The lookup (an O_PATH open) never mounts an automount point at the last name, which is what
+    // AT_NO_AUTOMOUNT asks for (`ls -l` passes it to every statx).
+    const uint64_t known_flags =
+        AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT | (extended ? AT_STATX_SYNC_TYPE : 0);
     if ((call.flags & ~known_flags) != 0 || (stop.number == SYS_fstat && call.dirfd < 0) ||
         !GuestPathLookup::shares_credentials(task.host_tid())) {
         return std::nullopt;
