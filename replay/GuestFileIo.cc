@@ -162,9 +162,10 @@ bool is_access(int number) {
 // access(path, mode), faccessat(dirfd, path, mode) or faccessat2(dirfd, path, mode, flags): ENOENT or
 // ENOTDIR for a path that names nothing for the guest (GuestPathLookup::Found::missing; the dynamic loader
 // asks about the usually missing /etc/ld.so.preload at every program start, a compiler driver about its
-// programs in every directory it knows); for a file found, 0 when only its existence is asked, else the
-// kernel's answer to hermit when the guest has hermit's capabilities (procfs::has_own_capabilities).
-// Arguments the kernel refuses before the lookup and what cannot be told here are left to the kernel.
+// programs in every directory it knows); for a file found, 0 when only its existence is asked (F_OK). Other
+// modes of a file found are left to the kernel: the guest is root in its own user namespace, where only
+// root is mapped, so its capabilities cover fewer files than hermit's. Arguments the kernel refuses before
+// the lookup and what cannot be told here are left to the kernel too.
 std::optional<GuestFileIo::Done> check_access(tracer::Task& task, const tracer::SyscallStop& stop) {
     const bool at_directory = stop.number != SYS_access;
     const int dirfd = at_directory ? static_cast<int>(stop.args[0]) : AT_FDCWD;
@@ -185,15 +186,7 @@ std::optional<GuestFileIo::Done> check_access(tracer::Task& task, const tracer::
     if (found.file.get() < 0) {
         return found.missing != 0 ? std::optional(GuestFileIo::Done{-found.missing, {}}) : std::nullopt;
     }
-    if (mode == F_OK) {
-        return GuestFileIo::Done{0, {}};
-    }
-    if (!tracer::procfs::has_own_capabilities(task.host_tid())) {
-        return std::nullopt;
-    }
-    const int allowed = faccessat(found.file.get(), "", static_cast<int>(mode),
-                                  AT_EMPTY_PATH | static_cast<int>(flags & AT_EACCESS));
-    return GuestFileIo::Done{allowed == 0 ? 0 : -errno, {}};
+    return mode == F_OK ? std::optional(GuestFileIo::Done{0, {}}) : std::nullopt;
 }
 
 // unlink, rmdir, mkdir, link, rename and symlink (and their *at forms), done by the tracer in the directories

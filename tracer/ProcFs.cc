@@ -166,24 +166,6 @@ bool real_ids_are_effective(pid_t host_tid) {
     return true;
 }
 
-bool has_own_capabilities(pid_t host_tid) {
-    struct Capabilities {
-        std::optional<std::string> permitted;
-        std::optional<std::string> effective;
-        std::string user_namespace;
-        bool operator==(const Capabilities&) const = default;
-    };
-    auto read = [](const std::string& status, const std::string& namespace_link) {
-        std::error_code error;
-        return Capabilities{status_field(status, "CapPrm", false), status_field(status, "CapEff", false),
-                            std::filesystem::read_symlink(namespace_link, error).string()};
-    };
-    static const Capabilities own = read(read_whole("/proc/self/status"), "/proc/self/ns/user");
-    const Capabilities guest =
-        read(read_whole(proc_path(host_tid, "status")), proc_path(host_tid, "ns/user"));
-    return guest.permitted && !own.user_namespace.empty() && guest == own;
-}
-
 std::optional<mode_t> file_creation_mask(pid_t host_tid) {
     const auto mask = status_field(read_whole(proc_path(host_tid, "status")), "Umask", false);
     return mask ? std::optional(static_cast<mode_t>(std::stoul(*mask, nullptr, 8))) : std::nullopt;

@@ -37,9 +37,6 @@ struct SignalDispositions {
 SignalDispositions signal_dispositions(pid_t host_tid);
 // Whether the thread's real user and group are its effective ones (Uid and Gid in /proc/<tid>/status).
 bool real_ids_are_effective(pid_t host_tid);
-// Whether the thread's permitted and effective capabilities (CapPrm, CapEff in /proc/<tid>/status) and its
-// user namespace are hermit's own: then the kernel checks its access to files as it checks hermit's.
-bool has_own_capabilities(pid_t host_tid);
 // The thread's umask, or nullopt when it is gone.
 std::optional<mode_t> file_creation_mask(pid_t host_tid);
 std::string executable_path(pid_t host_tid);
