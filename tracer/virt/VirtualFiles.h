@@ -11,13 +11,15 @@
 //   /sys/devices/system/cpu/{online,possible,present}   "0-1"
 // Paths match exactly as the guest spelled them (absolute, no symlinks or "..").
 //
-// The random devices cost one ptrace stop per open when the guest has its own mount namespace: then the
+// The random devices cost one notification per open when the guest has its own mount namespace: then the
 // random device file is mounted over both (GuestLauncher's overlays), and each open by one of these names
 // first refreshes the file's first window (refresh_random_device). A guest without namespaces gets its
-// opens pointed at the shared file instead, each at its own window (a second stop, at the open's exit).
+// opens pointed at the shared file instead, each at its own window (SyscallDecision::replace_path; the
+// descriptor is positioned once the open is done).
 
 #include "GuestRandom.h"
 #include "VirtualClock.h"
+#include "formats/FileIo.h"
 
 #include <filesystem>
 #include <optional>
@@ -77,6 +79,8 @@ private:
     uint64_t random_file_size_ = 0;
     uint64_t random_windows_served_ = 0;
     std::filesystem::path random_device_;
+    UniqueFd random_device_file_; // open for writing from the first refresh
+    std::string random_bytes_;    // the bytes of the last refresh
     bool random_device_filled_ = false;
 };
 
