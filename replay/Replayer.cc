@@ -296,7 +296,7 @@ tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::Sy
     }
     uint64_t flags = O_CREAT | O_WRONLY | O_TRUNC; // creat
     if (stop.number == SYS_open || stop.number == SYS_openat) {
-        flags = stop.args[stop.number == SYS_open ? 1 : 2];
+        flags = stop.args[tracer::open_flags_argument(stop.number)];
     } else if (stop.number == SYS_openat2) {
         flags = task.read_value<open_how>(stop.args[2]).value_or(open_how{}).flags;
     }

@@ -51,6 +51,10 @@ const SyscallRow* find_syscall(std::string_view name) {
     return found == index.end() ? nullptr : found->second;
 }
 
+size_t open_flags_argument(int number) {
+    return path_argument(number) + 1;
+}
+
 size_t path_argument(int number) {
     return number == SYS_open || number == SYS_creat || number == SYS_execve || number == SYS_chdir ? 0 : 1;
 }

@@ -139,6 +139,8 @@ const SyscallRow* find_syscall(std::string_view name);
 // directory: 0 for those relative to the working directory (open, creat, execve, chdir), 1 after the
 // directory descriptor (openat, openat2, execveat).
 size_t path_argument(int number);
+// The argument that holds the flags of open or openat, right after the path (their mode follows).
+size_t open_flags_argument(int number);
 
 class GuestMemory;
 

@@ -2,6 +2,7 @@
 
 #include "GuestPathLookup.h"
 #include "tracer/ProcFs.h"
+#include "tracer/SyscallTable.h"
 #include "tracer/Task.h"
 
 #include <fcntl.h>
@@ -25,11 +26,11 @@ constexpr uint32_t kOpenableFlags = O_ACCMODE | O_CREAT | O_APPEND | O_NONBLOCK 
 
 // The kernel takes the flags as an int.
 uint32_t flags_of(const SyscallStop& stop) {
-    return static_cast<uint32_t>(stop.args[stop.number == SYS_open ? 1 : 2]);
+    return static_cast<uint32_t>(stop.args[open_flags_argument(stop.number)]);
 }
 
 mode_t mode_of(const SyscallStop& stop) {
-    return static_cast<mode_t>(stop.args[stop.number == SYS_open ? 2 : 3] & 07777);
+    return static_cast<mode_t>(stop.args[open_flags_argument(stop.number) + 1] & 07777);
 }
 
 bool openable(uint32_t flags) {
@@ -158,7 +159,7 @@ bool GuestOpen::opens(int number) {
 
 ConditionalTrap GuestOpen::notify_condition(int number) {
     constexpr uint32_t kUnnamedFile = O_TMPFILE & ~O_DIRECTORY;
-    return {number, number == SYS_open ? 1U : 2U, kUnnamedFile, 0};
+    return {number, static_cast<unsigned>(open_flags_argument(number)), kUnnamedFile, 0};
 }
 
 bool GuestOpen::is_pseudo_file_system(long type) {
