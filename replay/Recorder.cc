@@ -4,7 +4,7 @@
 #include "RecordedSyscalls.h"
 #include "tracer/SyscallTable.h"
 #include "tracer/Task.h"
-#include "tracer/virt/VirtualFiles.h"
+#include "tracer/Virtualizer.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -69,7 +69,7 @@ tracer::SyscallDecision Recorder::on_entry(tracer::Task& task, const tracer::Sys
         copy_executed_file(task, stop);
     }
     if (replay_treatment(stop.number) == ReplayTreatment::OpenFile) {
-        pending.virtual_file = opens_virtual_file(task, stop);
+        pending.virtual_file = tracer::Virtualizer::opened_virtual_file(task, stop).has_value();
     }
     // hermit's own stdout/stderr (when they are files) need their StdioEvent, from the exit stop.
     auto not_own_stdio = [this](const ObjectIdentity& file) {
@@ -151,12 +151,6 @@ std::vector<MemoryWrite> Recorder::capture_outputs(tracer::Task& task, const tra
         writes.push_back(MemoryWrite{range.address, std::move(*bytes)});
     }
     return writes;
-}
-
-bool Recorder::opens_virtual_file(tracer::Task& task, const tracer::SyscallStop& stop) {
-    // Seen before the Virtualizer rewrites the path: the guest's own spelling decides, as it does there.
-    auto path = task.read_string(stop.args[tracer::path_argument(stop.number)]);
-    return path && tracer::virt::VirtualFiles::replaced(*path);
 }
 
 void Recorder::copy_opened_file(tracer::Task& task, int64_t result) {

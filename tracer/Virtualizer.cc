@@ -2,6 +2,7 @@
 
 #include "ProcFs.h"
 #include "ProcessMemoryFile.h"
+#include "SyscallTable.h"
 #include "Task.h"
 #include "virt/AuxiliaryVector.h"
 #include "virt/DirectoryListing.h"
@@ -67,11 +68,6 @@ template <typename T> SyscallDecision write_result(Task& task, uint64_t address,
 
 bool is_open_syscall(int number) {
     return number == SYS_open || number == SYS_openat || number == SYS_openat2;
-}
-
-// The flags argument of open and openat (openat2 passes them in memory).
-unsigned open_flags_argument(int number) {
-    return number == SYS_open ? 1 : 2;
 }
 
 } // namespace
@@ -147,7 +143,7 @@ bool Virtualizer::answers_without_stop(Task& task, const SyscallStop& /*stop*/) 
 std::vector<ConditionalTrap> Virtualizer::conditionally_trapped_syscalls() const {
     std::vector<ConditionalTrap> traps;
     for (int number : {SYS_open, SYS_openat}) {
-        traps.push_back({number, open_flags_argument(number), O_ACCMODE, O_RDONLY});
+        traps.push_back({number, static_cast<unsigned>(open_flags_argument(number)), O_ACCMODE, O_RDONLY});
     }
     return traps;
 }
@@ -684,7 +680,7 @@ std::optional<std::string> Virtualizer::opened_virtual_file(Task& task, const Sy
     if ((flags & O_ACCMODE) != O_RDONLY) {
         return std::nullopt;
     }
-    auto path = task.read_string(stop.args[stop.number == SYS_open ? 0 : 1]);
+    auto path = task.read_string(stop.args[path_argument(stop.number)]);
     return path && virt::VirtualFiles::replaced(*path) ? path : std::nullopt;
 }
 

@@ -71,6 +71,9 @@ public:
 
     // Files to mount over guest paths when the guest has its own mount namespace (the random devices).
     std::vector<FileOverlay> file_overlays();
+    // The guest's read-only open of a file the Virtualizer generates (as the guest spelled it, before any
+    // redirection): the path it opens, else nullopt.
+    static std::optional<std::string> opened_virtual_file(Task& task, const SyscallStop& stop);
 
     const virt::VirtualClock& clock() const { return clock_; }
     virt::VirtualClock& clock() { return clock_; }
@@ -116,8 +119,6 @@ private:
     void rewrite_stat_result(Task& task, const SyscallStop& stop);
     void rewrite_directory_entries(Task& task, const SyscallStop& stop, int64_t result);
     void finish_redirected_open(Task& task, int64_t result);
-    // The guest's read-only open of a file the Virtualizer generates: the path it opens, else nullopt.
-    static std::optional<std::string> opened_virtual_file(Task& task, const SyscallStop& stop);
     // The guest's `path` is a random device, and the file file_overlays() mounted over it.
     bool opens_mounted_random_device(const Task& task, const std::string& path) const;
     void finish_timerfd_create(Task& task, const SyscallStop& stop, int64_t result);
