@@ -235,11 +235,8 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
             return missing(name);
         }
         const auto mode = static_cast<mode_t>(stop.args[at_directory ? 2 : 1]);
-        // The guest's umask, not hermit's (a default ACL of the directory may override either).
-        const mode_t own_mask = umask(*mask);
-        result = GuestPathLookup::change_as_guest(
-            [&] { return mkdirat(name->directory.get(), name->name.c_str(), mode); });
-        umask(own_mask);
+        result = GuestPathLookup::create_as_guest(
+            *mask, [&] { return mkdirat(name->directory.get(), name->name.c_str(), mode); });
         break;
     }
     case SYS_symlink:

@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -37,6 +36,15 @@ bool openable(uint32_t flags) {
     return (flags & ~kOpenableFlags) == 0 && (flags & O_ACCMODE) != O_ACCMODE;
 }
 
+// What the guest gets from hermit's open (`result` 0 or -errno): a refusal (EACCES, EPERM) that the guest's
+// own capabilities might overcome is left to the kernel.
+std::optional<GuestOpen::Opened> opened_as_guest(UniqueFd opened, int result, uint32_t flags) {
+    if (result == -EACCES || result == -EPERM) {
+        return std::nullopt;
+    }
+    return GuestOpen::Opened{std::move(opened), -result, (flags & O_CLOEXEC) != 0};
+}
+
 // Opens `found` (an O_PATH descriptor of what the path names) with the guest's `flags`, through its
 // /proc/self/fd link: the kernel checks permissions and flags against the file as an open of its path would.
 std::optional<GuestOpen::Opened> reopen(const UniqueFd& found, uint32_t flags) {
@@ -59,10 +67,7 @@ std::optional<GuestOpen::Opened> reopen(const UniqueFd& found, uint32_t flags) {
             UniqueFd(::open(link.c_str(), static_cast<int>((flags & ~uint32_t{O_NOFOLLOW}) | O_CLOEXEC)));
         return opened.get() >= 0 ? 0 : -1;
     });
-    if (result == -EACCES || result == -EPERM) {
-        return std::nullopt;
-    }
-    return GuestOpen::Opened{std::move(opened), -result, (flags & O_CLOEXEC) != 0};
+    return opened_as_guest(std::move(opened), result, flags);
 }
 
 // An open with O_CREAT of `name` in `directory`, under the guest's umask `mask`. A name that exists as a
@@ -86,18 +91,12 @@ std::optional<GuestOpen::Opened> create(const UniqueFd& directory, const std::st
         return std::nullopt;
     }
     UniqueFd opened;
-    // The guest's umask, not hermit's (a default ACL of the directory may override either).
-    const mode_t own_mask = umask(mask);
-    const int result = GuestPathLookup::change_as_guest([&] {
+    const int result = GuestPathLookup::create_as_guest(mask, [&] {
         opened = UniqueFd(
             ::openat(directory.get(), name.c_str(), static_cast<int>(flags | O_NOFOLLOW | O_CLOEXEC), mode));
         return opened.get() >= 0 ? 0 : -1;
     });
-    umask(own_mask);
-    if (result == -EACCES || result == -EPERM) {
-        return std::nullopt;
-    }
-    return GuestOpen::Opened{std::move(opened), -result, (flags & O_CLOEXEC) != 0};
+    return opened_as_guest(std::move(opened), result, flags);
 }
 
 } // namespace

@@ -168,6 +168,13 @@ int GuestPathLookup::change_as_guest(const std::function<int()>& change) {
     return change() == 0 ? 0 : -errno;
 }
 
+int GuestPathLookup::create_as_guest(mode_t mask, const std::function<int()>& create) {
+    const mode_t own_mask = umask(mask);
+    const int result = change_as_guest(create);
+    umask(own_mask);
+    return result;
+}
+
 bool GuestPathLookup::shares_credentials(pid_t host_tid) {
     static const uid_t own_uid = geteuid();
     static const gid_t own_gid = getegid();

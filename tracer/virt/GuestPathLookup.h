@@ -64,6 +64,9 @@ public:
     // answer, or a better one from its capabilities in its user namespace, where hermit's is EACCES or
     // EPERM. Returns 0 or -errno.
     static int change_as_guest(const std::function<int()>& change);
+    // change_as_guest() of a syscall that creates a file or directory, under the guest's umask `mask`
+    // instead of hermit's (a default ACL of the directory may override either).
+    static int create_as_guest(mode_t mask, const std::function<int()>& create);
 
     // The guest thread's effective owner and group (those of /proc/<tid>) are hermit's.
     static bool shares_credentials(pid_t host_tid);
