@@ -160,6 +160,16 @@ std::string hermit_binary() {
     return HERMIT_BINARY;
 }
 
+long ptrace_stops(const ProcessResult& run) {
+    const size_t at = run.stderr_text.find("guest done: ");
+    return at == std::string::npos ? -1 : std::stol(run.stderr_text.substr(at + 12));
+}
+
+long notifications(const ProcessResult& run) {
+    const size_t at = run.stderr_text.find(" ptrace stops, ");
+    return at == std::string::npos ? -1 : std::stol(run.stderr_text.substr(at + 15));
+}
+
 std::string guest_path(const std::string& name) {
     return std::string(HERMIT_GUEST_DIR) + "/" + name;
 }

@@ -19,6 +19,11 @@ struct ProcessResult {
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdin_text = "",
                           int timeout_seconds = 60, const std::vector<std::string>& extra_env = {});
 
+// The "guest done: N ptrace stops" count of a `hermit --log=debug` run or recording; -1 without it.
+long ptrace_stops(const ProcessResult& run);
+// The "M notifications" count that follows it: syscalls answered without a ptrace stop.
+long notifications(const ProcessResult& run);
+
 // Absolute path of the hermit binary under test.
 std::string hermit_binary();
 // Absolute path of the test guest program built from tests/guests/<name>.c.

@@ -251,12 +251,9 @@ RecordReplayTest::ScratchRuns RecordReplayTest::run_record_and_replay_in_scratch
     ProcessResult recorded = hermit(arguments);
     EXPECT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
     EXPECT_EQ(recorded.stdout_text, runs.native.stdout_text);
-    const size_t at = recorded.stderr_text.find("guest done: ");
-    EXPECT_NE(at, std::string::npos) << recorded.stderr_text;
-    runs.recording_stops = at == std::string::npos ? -1 : std::stol(recorded.stderr_text.substr(at + 12));
-    const size_t notified = recorded.stderr_text.find(" ptrace stops, ", at);
-    runs.recording_notifications =
-        notified == std::string::npos ? -1 : std::stol(recorded.stderr_text.substr(notified + 15));
+    runs.recording_stops = ptrace_stops(recorded);
+    runs.recording_notifications = notifications(recorded);
+    EXPECT_GE(runs.recording_stops, 0) << recorded.stderr_text;
 
     empty_scratch();
     ProcessResult replayed = hermit({"replay", name + "-1", "--autopilot"});
@@ -295,14 +292,12 @@ TEST_F(RecordReplayTest, LongListingIsRecordedWithoutAStopPerName) {
     const ProcessResult replayed = hermit({"replay", "listing-1", "--autopilot"});
     EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
-    const size_t at = recorded.stderr_text.find("guest done: ");
-    ASSERT_NE(at, std::string::npos) << recorded.stderr_text;
-    const size_t notified = recorded.stderr_text.find(" ptrace stops, ", at);
-    if (std::stol(recorded.stderr_text.substr(notified + 15)) == 0) {
+    ASSERT_GE(ptrace_stops(recorded), 0) << recorded.stderr_text;
+    if (notifications(recorded) == 0) {
         GTEST_SKIP() << "no seccomp user notifications (Linux before 5.19): each costs a ptrace stop";
     }
     // About 60 for ls itself, whatever it lists; with a stop per name it would be 60 more.
-    EXPECT_LT(std::stol(recorded.stderr_text.substr(at + 12)), 100) << recorded.stderr_text;
+    EXPECT_LT(ptrace_stops(recorded), 100) << recorded.stderr_text;
 }
 
 // readlink and access of system files are left to the kernel, untraced, when recording and replaying (their

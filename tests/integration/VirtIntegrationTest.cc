@@ -30,18 +30,6 @@ std::string line_of(const std::string& text, const std::string& key) {
     return text.substr(start + 1, text.find('\n', start + 1) - start - 1);
 }
 
-// The "guest done: N ptrace stops" count of a `hermit --log=debug run`.
-long ptrace_stops(const ProcessResult& run) {
-    const size_t at = run.stderr_text.find("guest done: ");
-    return at == std::string::npos ? -1 : std::stol(run.stderr_text.substr(at + 12));
-}
-
-// The "M notifications" count that follows it: syscalls answered without a ptrace stop.
-long notifications(const ProcessResult& run) {
-    const size_t at = run.stderr_text.find(" ptrace stops, ");
-    return at == std::string::npos ? -1 : std::stol(run.stderr_text.substr(at + 15));
-}
-
 TEST(VirtIntegrationTest, VirtTimeGuestIsIdenticalAcrossRunsAndDiffersNatively) {
     const std::vector<std::string> guest = {guest_path("virt_time")};
     const ProcessResult native_a = run_process(guest);
