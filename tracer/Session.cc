@@ -123,6 +123,11 @@ SyscallStop syscall_stop_of(const user_regs_struct& registers) {
     return stop;
 }
 
+// The register that holds the path argument of `number` (tracer::path_argument).
+unsigned long long& path_register(user_regs_struct& registers, int number) {
+    return path_argument(number) == 0 ? registers.rdi : registers.rsi;
+}
+
 // The kernel's internal "restart me" results, seen at a syscall-exit stop of an interrupted syscall.
 bool is_restart_result(int64_t result) {
     return result <= -512 && result >= -516;
@@ -170,6 +175,9 @@ struct EntryDecision {
     bool yield_requested = false;
     // What the kernel opens or executes instead of the guest's path (SyscallDecision::ReplacePath).
     std::optional<std::string> path_instead;
+
+    // Nobody decided, or the decision is to let the kernel run the syscall as it is.
+    bool kernel_runs_it() const { return !decided || decision.kind == SyscallDecision::Kind::Run; }
 };
 
 // A syscall entry seen as a seccomp notification that needs a ptrace stop after all
@@ -598,8 +606,7 @@ struct Session::State {
         if (entry.decided && entry.decision.kind == SyscallDecision::Kind::Untraced) {
             return !entry.yield_requested;
         }
-        const bool kernel_runs_it = !entry.decided || entry.decision.kind == SyscallDecision::Kind::Run;
-        return kernel_runs_it && !entry.yield_requested && thread.exit_interceptors.empty() &&
+        return entry.kernel_runs_it() && !entry.yield_requested && thread.exit_interceptors.empty() &&
                sinks.empty() && (entry.decided || !deterministic() || !waits.would_wait(*thread.task, stop));
     }
 
@@ -609,8 +616,7 @@ struct Session::State {
     bool opens_for_guest(Thread& thread, const SyscallNotifications::Notification& notification,
                          const EntryDecision& entry) {
         const SyscallStop& stop = notification.stop;
-        const bool kernel_runs_it = !entry.decided || entry.decision.kind == SyscallDecision::Kind::Run;
-        if (!kernel_runs_it || entry.yield_requested || !virt::GuestOpen::opens(stop.number)) {
+        if (!entry.kernel_runs_it() || entry.yield_requested || !virt::GuestOpen::opens(stop.number)) {
             return false;
         }
         const std::optional<virt::GuestOpen::Opened> opened =
@@ -643,9 +649,9 @@ struct Session::State {
             return;
         }
         user_regs_struct registers = task.registers();
-        auto& path_register = path_argument(stop.number) == 0 ? registers.rdi : registers.rsi;
-        thread.guest_path_argument = path_register;
-        path_register = address;
+        unsigned long long& argument = path_register(registers, stop.number);
+        thread.guest_path_argument = argument;
+        argument = address;
         task.set_registers(registers);
     }
 
@@ -660,7 +666,7 @@ struct Session::State {
             (thread.syscall.number == SYS_execve || thread.syscall.number == SYS_execveat) &&
             registers.rax == 0;
         if (!executed) {
-            (path_argument(thread.syscall.number) == 0 ? registers.rdi : registers.rsi) = *original;
+            path_register(registers, thread.syscall.number) = *original;
             thread.task->set_registers(registers);
         }
     }
