@@ -10,6 +10,7 @@
 #include "TimerSource.h"
 #include "WaitPredictor.h"
 #include "formats/Error.h"
+#include "virt/GuestDirectoryRead.h"
 #include "virt/GuestOpen.h"
 #include "virt/GuestPathLookup.h"
 #include "virt/VirtualClock.h"
@@ -590,7 +591,7 @@ struct Session::State {
                 notifications.run_in_kernel(notification->id);
                 return;
             }
-            if (opens_for_guest(*thread, *notification, *entry)) {
+            if (runs_for_guest(*thread, *notification, *entry)) {
                 return;
             }
         }
@@ -610,34 +611,51 @@ struct Session::State {
                sinks.empty() && (entry.decided || !deterministic() || !waits.would_wait(*thread.task, stop));
     }
 
-    // A notified open the kernel would run with its exit watched (a recording or a replay needs its result),
-    // and that hermit can do as the guest (virt/GuestOpen.h): hermit opens the file, installs the descriptor
-    // in the guest and answers, which the kernel's open and an exit stop would have done.
-    bool opens_for_guest(Thread& thread, const SyscallNotifications::Notification& notification,
-                         const EntryDecision& entry) {
+    // A notified syscall the kernel would run with its exit watched (a recording or a replay needs its
+    // result, the Virtualizer rewrites it), and that hermit can do for the guest: an open as the guest
+    // (virt/GuestOpen.h) or a read of its open directory (virt/GuestDirectoryRead.h). hermit does it and
+    // answers, which the kernel's call and an exit stop would have done.
+    bool runs_for_guest(Thread& thread, const SyscallNotifications::Notification& notification,
+                        const EntryDecision& entry) {
         const SyscallStop& stop = notification.stop;
-        if (!entry.kernel_runs_it() || entry.yield_requested || !virt::GuestOpen::opens(stop.number)) {
+        if (!entry.kernel_runs_it() || entry.yield_requested) {
             return false;
+        }
+        std::optional<int64_t> result = result_for_guest(thread, notification, entry);
+        if (!result) {
+            return false;
+        }
+        ++notification_count;
+        thread.syscall = stop;
+        for (auto it = thread.exit_interceptors.rbegin(); it != thread.exit_interceptors.rend(); ++it) {
+            (*it)->on_exit(*thread.task, stop, *result);
+        }
+        before_guest_runs(thread);
+        if (notifications.answer(notification.id, *result)) {
+            emit(thread, SyscallEvent{stop.number, {stop.args.begin(), stop.args.end()}, *result, false, {}});
+        }
+        return true;
+    }
+
+    std::optional<int64_t> result_for_guest(Thread& thread,
+                                            const SyscallNotifications::Notification& notification,
+                                            const EntryDecision& entry) {
+        const SyscallStop& stop = notification.stop;
+        if (virt::GuestDirectoryRead::reads(stop.number) && !entry.path_instead) {
+            return virt::GuestDirectoryRead::read(*thread.task, stop);
+        }
+        if (!virt::GuestOpen::opens(stop.number)) {
+            return std::nullopt;
         }
         const std::optional<virt::GuestOpen::Opened> opened =
             entry.path_instead ? virt::GuestOpen::open_instead(*thread.task, *entry.path_instead, stop)
                                : virt::GuestOpen::open(*thread.task, stop);
         if (!opened) {
-            return false;
+            return std::nullopt;
         }
-        ++notification_count;
-        thread.syscall = stop;
-        int64_t result = opened->error != 0 ? -opened->error
-                                            : notifications.install(notification.id, opened->file.get(),
-                                                                    opened->close_on_exec);
-        for (auto it = thread.exit_interceptors.rbegin(); it != thread.exit_interceptors.rend(); ++it) {
-            (*it)->on_exit(*thread.task, stop, result);
-        }
-        before_guest_runs(thread);
-        if (notifications.answer(notification.id, result)) {
-            emit(thread, SyscallEvent{stop.number, {stop.args.begin(), stop.args.end()}, result, false, {}});
-        }
-        return true;
+        return opened->error != 0
+                   ? -opened->error
+                   : notifications.install(notification.id, opened->file.get(), opened->close_on_exec);
     }
 
     // Points the path argument of the syscall the thread is stopped at to `path` until its exit stop.

@@ -130,7 +130,7 @@ std::set<int> Virtualizer::trapped_syscalls() const {
 // Read-only opens too: the Session opens a file the Virtualizer generates in its place (replace_path).
 std::set<int> Virtualizer::notifiable_syscalls() const {
     std::set<int> numbers = virt::StatInTracer::stat_syscalls();
-    numbers.insert({SYS_open, SYS_openat});
+    numbers.insert({SYS_open, SYS_openat, SYS_getdents64});
     return numbers;
 }
 

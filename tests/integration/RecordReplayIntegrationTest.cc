@@ -276,6 +276,22 @@ TEST_F(RecordReplayTest, ReadlinkIsRecordedInOneStopWithTheKernelsAnswers) {
     EXPECT_LT(runs.recording_stops, 300);
 }
 
+// getdents64 is done by hermit on the guest's descriptor from its notification when recording (the kernel's
+// records, and failures, as natively) and answered from the log when replaying: 50 more listings of 6 calls
+// each add no ptrace stop.
+TEST_F(RecordReplayTest, DirectoryReadsAreRecordedWithoutAPtraceStop) {
+    const ScratchRuns once = run_record_and_replay_in_scratch("listed-once", "virt_listing", "1");
+    const ScratchRuns often = run_record_and_replay_in_scratch("listed-often", "virt_listing", "51");
+    EXPECT_NE(once.native.stdout_text.find("42 names in 5 chunks"), std::string::npos)
+        << once.native.stdout_text;
+    EXPECT_NE(once.native.stdout_text.find("unwritable buffer: -1 Bad address"), std::string::npos);
+    if (once.recording_notifications == 0) {
+        GTEST_SKIP()
+            << "no seccomp user notifications (Linux before 5.19): getdents64 costs two ptrace stops";
+    }
+    EXPECT_EQ(often.recording_stops, once.recording_stops);
+}
+
 // `ls -l` asks statx (with AT_NO_AUTOMOUNT), lgetxattr and getxattr about every name: all three are
 // answered from notifications when recording, so 60 names cost no ptrace stop each; the replay prints the
 // same listing.
