@@ -2,7 +2,7 @@
 // VirtualFiles: stand-ins for files whose contents differ between runs or hosts. When the guest opens one
 // of the paths below for reading, the Virtualizer points the open at a file hermit generated in a private
 // temporary directory instead:
-//   /dev/urandom, /dev/random          guest-data PRNG bytes: each open starts with 64 KiB of fresh bytes
+//   /dev/urandom, /dev/random          guest-data PRNG bytes: each open starts with 16 KiB of fresh bytes
 //                                      and can read at least 4 MiB before end of file
 //   /proc/sys/kernel/random/uuid       a fresh random UUID per open
 //   /proc/sys/kernel/random/boot_id    one UUID per run, from the seed
@@ -59,7 +59,7 @@ public:
     // opens. Generating 4 MiB per open made `git add` (an open per object) 20x slower; instead opens
     // share a file that grows by one window per open, and each open is positioned at its own window.
     // A file serves kWindowsPerRandomFile opens, then a new one starts, so it never exceeds 8 MiB.
-    static constexpr uint64_t kRandomWindow = 64 << 10;
+    static constexpr uint64_t kRandomWindow = 16 << 10;
     static constexpr uint64_t kRandomReadable = 4 << 20; // bytes every open can read before end of file
     static constexpr uint64_t kWindowsPerRandomFile = 64;
 
