@@ -637,6 +637,8 @@ struct Session::State {
         return true;
     }
 
+    // What hermit's own call gives the guest (an installed descriptor's number, a length, -errno), or
+    // nullopt when it leaves the call to the kernel.
     std::optional<int64_t> result_for_guest(Thread& thread,
                                             const SyscallNotifications::Notification& notification,
                                             const EntryDecision& entry) {
