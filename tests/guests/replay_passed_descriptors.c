@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     waitpid(child, &status, 0);
     printf("passed descriptor read %zd: %.*s\n", count, (int)(count > 0 ? count : 0), buffer);
     int after = open(argv[1], O_RDONLY);
-    printf("opened after it: %s; closing it: %d\n", after == passed + 1 ? "the next number" : "another number",
-           close(passed));
+    printf("opened after it: %s; closing it: %d\n",
+           after == passed + 1 ? "the next number" : "another number", close(passed));
     return 0;
 }
