@@ -1,5 +1,6 @@
 #include "DebugTarget.h"
 
+#include "DebugRegisters.h"
 #include "GdbRegisterLayout.h"
 #include "Replayer.h"
 #include "formats/Error.h"
@@ -31,38 +32,8 @@ using gdbserver::ThreadId;
 
 constexpr uint8_t kInt3 = 0xcc;
 constexpr uint64_t kPageSize = 4096;
-constexpr int kStatusDr6 = 6;
-constexpr int kControlDr7 = 7;
-
 ThreadId thread_id(const tracer::Task& task) {
     return ThreadId{task.pid(), task.tid()};
-}
-
-size_t debug_register_offset(int index) {
-    return offsetof(struct user, u_debugreg) + index * sizeof(long);
-}
-
-unsigned long read_debug_register(const tracer::Task& task, int index) {
-    return static_cast<unsigned long>(
-        ptrace(PTRACE_PEEKUSER, task.host_tid(), debug_register_offset(index), nullptr));
-}
-
-void write_debug_register(const tracer::Task& task, int index, unsigned long value) {
-    ptrace(PTRACE_POKEUSER, task.host_tid(), debug_register_offset(index), value);
-}
-
-// DR7 length field (bits 18+4i): 1, 2, 8, 4 bytes are 00, 01, 10, 11.
-unsigned long dr7_length_bits(uint64_t length) {
-    switch (length) {
-    case 1:
-        return 0b00;
-    case 2:
-        return 0b01;
-    case 8:
-        return 0b10;
-    default:
-        return 0b11;
-    }
 }
 
 std::vector<uint8_t> read_file(const std::string& path) {
@@ -423,6 +394,12 @@ bool DebugTarget::insert_watchpoint(gdbserver::WatchKind kind, uint64_t address,
     }
     bool inserted = false;
     on_tracer([&] {
+        // Probed here, on the tracer thread, which is then the only one that waits for children.
+        if (!host_delivers_watchpoint_traps()) {
+            spdlog::warn("hardware watchpoints refused: this host never stops a thread at a write that its "
+                         "debug registers watch");
+            return;
+        }
         std::vector<WatchRange> watches = armed_watches();
         if (watches.size() < kDebugRegisterSlots) {
             watches.push_back(WatchRange{kind, address, length});
@@ -463,19 +440,16 @@ void DebugTarget::apply_watchpoints(tracer::Task& task) {
         return;
     }
     unsigned long control = 0;
-    write_debug_register(task, kControlDr7, 0);
+    write_debug_register(task.host_tid(), kControlDr7, 0);
     for (size_t index = 0; index < watches_.size(); ++index) {
         const std::optional<WatchRange>& watch = watches_[index];
         if (!watch) {
             continue;
         }
-        write_debug_register(task, static_cast<int>(index), watch->address);
-        // R/W field (bits 16+4i): 01 break on writes, 11 on reads and writes (x86 has no read-only).
-        unsigned long access = watch->kind == gdbserver::WatchKind::Write ? 0b01 : 0b11;
-        control |= 1UL << (2 * index);
-        control |= (access | dr7_length_bits(watch->length) << 2) << (16 + 4 * index);
+        write_debug_register(task.host_tid(), static_cast<int>(index), watch->address);
+        control |= dr7_enable_bits(index, watch->kind == gdbserver::WatchKind::Write, watch->length);
     }
-    write_debug_register(task, kControlDr7, control);
+    write_debug_register(task.host_tid(), kControlDr7, control);
     applied = watch_generation_;
 }
 
@@ -571,7 +545,7 @@ void DebugTarget::forget_breakpoints_in(tracer::Task& task) {
         task.write(one_shot_->address, &one_shot_->original, 1);
     }
     if (!armed_watches().empty()) {
-        write_debug_register(task, kControlDr7, 0);
+        write_debug_register(task.host_tid(), kControlDr7, 0);
     }
 }
 
@@ -656,9 +630,9 @@ std::optional<StopReason> DebugTarget::classify_trap(tracer::Task& task, int si_
             return stop;
         }
     }
-    unsigned long status = read_debug_register(task, kStatusDr6);
+    unsigned long status = read_debug_register(task.host_tid(), kStatusDr6);
     if (status != 0) {
-        write_debug_register(task, kStatusDr6, 0); // the CPU never clears DR6
+        write_debug_register(task.host_tid(), kStatusDr6, 0); // the CPU never clears DR6
     }
     for (size_t index = 0; index < watches_.size(); ++index) {
         if ((status & (1UL << index)) != 0 && watches_[index]) {

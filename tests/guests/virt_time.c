@@ -15,7 +15,6 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 static void print_clock(const char* name, clockid_t clock) {
     struct timespec now;
@@ -49,7 +48,6 @@ int main(int argc, char** argv) {
     printf("gettimeofday %lld.%06ld\n", (long long)tv.tv_sec, (long)tv.tv_usec);
     printf("time %lld\n", (long long)time(NULL));
 
-    printf("rdtsc %llu\n", (unsigned long long)__rdtsc());
     unsigned int eax, ebx, ecx, edx;
     __cpuid(1, eax, ebx, ecx, edx);
     printf("cpuid1_ecx %08x\n", ecx);

@@ -155,7 +155,7 @@ TEST(Determinism, ProcessesSignalsAndAlarms) {
     EXPECT_TRUE(contains(output, "sigtimedwait -1 (timed out) after 300")) << output;
 }
 
-// Every clock (vDSO and syscall), rdtsc/rdtscp, sleeps, a POSIX timer, CPU-time timers, times, getrusage,
+// Every clock (vDSO and syscall), sleeps, a POSIX timer, CPU-time timers, times, getrusage,
 // sysinfo and /proc/uptime.
 TEST(Determinism, TimeIsVirtual) {
     const std::string output = expect_deterministic_guest("determinism_time");
@@ -164,6 +164,17 @@ TEST(Determinism, TimeIsVirtual) {
     EXPECT_TRUE(contains(output, "posix timer: 3 signals after 60")) << output;
     EXPECT_TRUE(contains(output, "sigev_thread timer: 3 calls after 30")) << output;
     expect_verify_identical("determinism_time");
+}
+
+// rdtsc and rdtscp read a virtual counter that advances with the virtual clock.
+TEST(Determinism, TimeStampCounterIsVirtual) {
+    if (!tracer::virt::probe_tsc_trapping()) {
+        GTEST_SKIP() << "rdtsc does not fault on this host after prctl(PR_SET_TSC): hermit warns and the "
+                        "guest reads the real counter";
+    }
+    const std::string output = expect_deterministic_guest("determinism_tsc");
+    EXPECT_TRUE(contains(output, ", later\n")) << output;
+    expect_verify_identical("determinism_tsc");
 }
 
 // getrandom, /dev/urandom, /dev/random, AT_RANDOM and the addresses ASLR would move; --seed changes the

@@ -4,6 +4,7 @@
 // watchpoints, monitor commands, reverse execution, the process gdb debugs (-f PID), and the same output from
 // every debugging session of a recording.
 #include "HermitProcess.h"
+#include "replay/DebugRegisters.h"
 
 #include <gtest/gtest.h>
 
@@ -24,6 +25,9 @@ namespace {
 using hermit::testing::guest_path;
 using hermit::testing::hermit_binary;
 using hermit::testing::run_process;
+
+constexpr const char* kNoWatchpointTraps = "this host never stops a thread at a write its debug registers "
+                                           "watch: hermit refuses hardware watchpoints";
 
 std::string read_text(const std::filesystem::path& path) {
     std::ifstream in(path);
@@ -143,6 +147,9 @@ TEST_F(GdbReplayTest, BreakpointBacktraceThreadsAndVariablesAreTheSameEveryRun) 
 }
 
 TEST_F(GdbReplayTest, WatchpointStopsAtEachWriteOfEveryThread) {
+    if (!hermit::replay::host_delivers_watchpoint_traps()) {
+        GTEST_SKIP() << kNoWatchpointTraps;
+    }
     record("debug_threads");
     const std::string output = debug({"break main", "continue", "watch shared_counter", "continue",
                                       "continue", "continue", "thread", "print shared_counter", "kill"});
@@ -156,6 +163,9 @@ TEST_F(GdbReplayTest, WatchpointStopsAtEachWriteOfEveryThread) {
 }
 
 TEST_F(GdbReplayTest, ReverseContinueFromTheEndReturnsToTheLastWrites) {
+    if (!hermit::replay::host_delivers_watchpoint_traps()) {
+        GTEST_SKIP() << kNoWatchpointTraps;
+    }
     record("debug_threads");
     const std::string output =
         debug({"break debug_threads.c:34", "continue", "print shared_counter", "watch shared_counter",
@@ -170,6 +180,16 @@ TEST_F(GdbReplayTest, ReverseContinueFromTheEndReturnsToTheLastWrites) {
         R"re([^]*Current thread is [0-9]+ \(Thread 1\.4\)[^]*\$3 = 7\n)re"
         R"re([^]*Old value = 7\nNew value = 5\n[^]*Current thread is [0-9]+ \(Thread 1\.3\))re");
     EXPECT_TRUE(std::regex_search(output, writes)) << output;
+}
+
+TEST_F(GdbReplayTest, WatchpointsAreRefusedWhereTheHostCannotTrapThem) {
+    if (hermit::replay::host_delivers_watchpoint_traps()) {
+        GTEST_SKIP()
+            << "this host traps watched writes: WatchpointStopsAtEachWriteOfEveryThread runs instead";
+    }
+    record("debug_threads");
+    const std::string output = debug({"break main", "continue", "watch shared_counter", "continue", "kill"});
+    EXPECT_NE(output.find("Could not insert hardware watchpoint 2"), std::string::npos) << output;
 }
 
 TEST_F(GdbReplayTest, BreakMainContinueBacktraceReverseContinue) {

@@ -2,6 +2,7 @@
 // host facts, file metadata) is identical across runs and follows --seed and --epoch.
 
 #include "HermitProcess.h"
+#include "tracer/virt/HostProbe.h"
 
 #include <gtest/gtest.h>
 
@@ -49,6 +50,21 @@ TEST(VirtIntegrationTest, VirtTimeGuestIsIdenticalAcrossRunsAndDiffersNatively) 
     EXPECT_NE(first.stdout_text.find("nodename hermit release 5.15.0-hermit"), std::string::npos);
     EXPECT_NE(first.stdout_text.find("affinity 2\n"), std::string::npos);
     EXPECT_NE(first.stdout_text.find("stat_mtime 946684800 "), std::string::npos);
+}
+
+TEST(VirtIntegrationTest, CpuidAnswersFromTheFixedTable) {
+    if (!tracer::virt::probe_cpuid_faulting()) {
+        GTEST_SKIP()
+            << "cpuid does not fault on this host after arch_prctl(ARCH_SET_CPUID): hermit warns and "
+               "the guest sees the real CPUID";
+    }
+    const ProcessResult run = hermit_run({}, {guest_path("virt_time")});
+    ASSERT_EQ(run.exit_status, 0) << run.stderr_text;
+    const std::string line = line_of(run.stdout_text, "cpuid1_ecx");
+    ASSERT_FALSE(line.empty()) << run.stdout_text;
+    const unsigned long leaf1_ecx = std::stoul(line.substr(line.find(' ') + 1), nullptr, 16);
+    EXPECT_EQ(leaf1_ecx & (3UL << 30), 0UL)
+        << "RDRAND (bit 30) and the hypervisor bit (31) are masked: " << line;
 }
 
 TEST(VirtIntegrationTest, SeedChangesOnlyTheRandomValues) {

@@ -3,14 +3,17 @@
 #include "formats/Error.h"
 
 #include <asm/prctl.h>
+#include <cpuid.h>
 #include <linux/perf_event.h>
 #include <sched.h>
+#include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include <cerrno>
 #include <cstring>
@@ -18,19 +21,14 @@
 namespace hermit::tracer::virt {
 namespace {
 
-using Probe = bool (*)();
-
-int run_probe(void* probe) {
-    return (*static_cast<Probe*>(probe))() ? 0 : 1;
-}
-
 // Runs `probe` in a child task and returns whether it reported success. The child shares hermit's memory
 // (CLONE_VM) and hermit waits until it exits (CLONE_VFORK): the per-task settings the probes try never
 // reach hermit, and no address space is copied (a fork, which copies all of hermit's mappings, cost
 // 1-4 ms per probe here).
-bool in_child(Probe probe) {
+template <typename Probe> bool in_child(Probe probe) {
     alignas(16) char stack[16384]; // the child runs on it while hermit is suspended
-    const pid_t child = clone(run_probe, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &probe);
+    const auto run = [](void* argument) { return (*static_cast<Probe*>(argument))() ? 0 : 1; };
+    const pid_t child = clone(run, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &probe);
     if (child < 0) {
         return false;
     }
@@ -40,14 +38,42 @@ bool in_child(Probe probe) {
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+// Whether `execute` faults once `enable` succeeded. Some hosts accept the prctl while the instruction
+// still runs natively (a CI machine's guests read the real time stamp counter). The child's SIGSEGV
+// handler, in its own copy of hermit's handlers (no CLONE_SIGHAND), reports the fault as success.
+bool instruction_faults(bool (*enable)(), void (*execute)()) {
+    return in_child([enable, execute] {
+        struct sigaction on_fault {};
+        on_fault.sa_handler = [](int) { _exit(0); };
+        sigset_t fault;
+        sigemptyset(&fault);
+        sigaddset(&fault, SIGSEGV);
+        if (sigaction(SIGSEGV, &on_fault, nullptr) != 0 || sigprocmask(SIG_UNBLOCK, &fault, nullptr) != 0 ||
+            !enable()) {
+            return false;
+        }
+        execute();
+        return false;
+    });
+}
+
 } // namespace
 
 bool probe_cpuid_faulting() {
-    return in_child([] { return syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) == 0; });
+    return instruction_faults([] { return syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) == 0; },
+                              [] {
+                                  unsigned int eax = 0, ebx = 0, ecx = 0, edx = 0;
+                                  __cpuid(0, eax, ebx, ecx, edx);
+                                  asm volatile("" : : "r"(eax), "r"(ebx), "r"(ecx), "r"(edx));
+                              });
 }
 
 bool probe_tsc_trapping() {
-    return in_child([] { return prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) == 0; });
+    return instruction_faults([] { return prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) == 0; },
+                              [] {
+                                  const unsigned long long counter = __rdtsc();
+                                  asm volatile("" : : "r"(counter));
+                              });
 }
 
 bool probe_branch_counter() {
@@ -83,14 +109,16 @@ HostFacts probe_host() {
 
 void enforce_host_requirements(const HostFacts& facts, bool strict) {
     if (!facts.cpuid_faulting) {
-        const char* reason = "arch_prctl(ARCH_SET_CPUID) failed; the guest sees the host's real CPUID";
+        const char* reason =
+            "cpuid does not fault after arch_prctl(ARCH_SET_CPUID); the guest sees the host's real CPUID";
         if (strict) {
             throw Error(ErrorCode::CpuidFaultingUnavailable, reason);
         }
         spdlog::warn("CPUID faulting is not available: {}", reason);
     }
     if (!facts.tsc_trapping) {
-        const char* reason = "prctl(PR_SET_TSC) failed; rdtsc returns the host's real time stamp counter";
+        const char* reason = "rdtsc does not fault after prctl(PR_SET_TSC); the guest reads the host's real "
+                             "time stamp counter";
         if (strict) {
             throw Error(ErrorCode::TscTrappingUnavailable, reason);
         }

@@ -7,7 +7,8 @@
 
 namespace hermit::tracer::virt {
 
-// Each probe that changes per-task state runs in a child task, so the tracer itself is never affected.
+// Each probe that changes per-task state runs in a child task, so the tracer itself is never affected. The
+// CPUID and rdtsc probes execute the instruction and count a feature as present only if it faulted.
 bool probe_cpuid_faulting();
 bool probe_tsc_trapping();
 bool probe_branch_counter();

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <asm/prctl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 namespace hermit::tracer::virt {
 namespace {
@@ -21,6 +23,16 @@ TEST(HostProbeTest, CpuidFaultingProbeAgreesWithTheKernel) {
     EXPECT_EQ(facts.cpuid_faulting, probed);
     EXPECT_FALSE(facts.kernel_release.empty());
     EXPECT_GT(facts.cpu_count, 0u);
+}
+
+TEST(HostProbeTest, TscProbeExecutesRdtscInAChildOnly) {
+    const bool probed = probe_tsc_trapping();
+    // The probe's rdtsc faulted (or ran) in the child; here rdtsc still runs natively.
+    int mode = 0;
+    ASSERT_EQ(prctl(PR_GET_TSC, &mode, 0, 0, 0), 0);
+    EXPECT_EQ(mode, PR_TSC_ENABLE);
+    EXPECT_GT(__rdtsc(), 0u);
+    EXPECT_EQ(probe_host().tsc_trapping, probed);
 }
 
 TEST(HostProbeTest, StrictFailsOnAMissingFeatureAndLenientWarns) {
