@@ -267,8 +267,13 @@ EngineStop DebugTarget::restart() {
     armed_event_.reset();
     stop_at_event_ = false;
     breakpoints_.clear();
+    // Armed again at the first stop: a watch armed from the exec on would stop the dynamic loader (and,
+    // emulated, single-step all of it).
+    watches_.fill(std::nullopt);
     applied_generation_.clear();
     stepping_.clear();
+    watch_steps_.clear();
+    watched_before_step_.clear();
     motion_ = Motion::Continue;
     if (!start()) {
         throw Error(ErrorCode::TimelineLost, "the replay ended before its first stop");
@@ -395,9 +400,14 @@ bool DebugTarget::insert_watchpoint(gdbserver::WatchKind kind, uint64_t address,
     bool inserted = false;
     on_tracer([&] {
         // Probed here, on the tracer thread, which is then the only one that waits for children.
-        if (!host_delivers_watchpoint_traps()) {
-            spdlog::warn("hardware watchpoints refused: this host never stops a thread at a write that its "
-                         "debug registers watch");
+        if (!emulate_watches_ && !host_delivers_watchpoint_traps()) {
+            emulate_watches_ = true;
+            spdlog::info("this host's debug registers never trap: write watchpoints single-step the "
+                         "debugged process and compare the watched bytes after each instruction");
+        }
+        if (emulate_watches_ && kind != gdbserver::WatchKind::Write) {
+            spdlog::warn("read and access watchpoints refused: they need debug registers that trap, and "
+                         "this host's never do");
             return;
         }
         std::vector<WatchRange> watches = armed_watches();
@@ -435,6 +445,9 @@ std::vector<WatchRange> DebugTarget::armed_watches() const {
 }
 
 void DebugTarget::apply_watchpoints(tracer::Task& task) {
+    if (emulate_watches_) {
+        return;
+    }
     uint64_t& applied = applied_generation_[task.host_tid()];
     if (applied == watch_generation_) {
         return;
@@ -471,6 +484,19 @@ bool DebugTarget::before_resume(tracer::Task& task) noexcept {
         apply_watchpoints(task);
         step = !detached_ && (motion_ == Motion::StepAnyThread ||
                               (motion_ == Motion::Step && task.host_tid() == stop_host_tid_));
+        const bool watch_step =
+            !step && !detached_ && emulate_watches_ &&
+            std::any_of(watches_.begin(), watches_.end(),
+                        [](const std::optional<WatchRange>& slot) { return slot.has_value(); });
+        if (watch_step) {
+            watch_steps_.insert(task.host_tid());
+        } else {
+            watch_steps_.erase(task.host_tid());
+        }
+        step = step || watch_step;
+        if (step && emulate_watches_) {
+            remember_watched_bytes(task);
+        }
     }
     if (step) {
         stepping_.insert(task.host_tid());
@@ -606,7 +632,8 @@ void DebugTarget::on_event(const Event&) {
     }
 }
 
-std::optional<StopReason> DebugTarget::classify_trap(tracer::Task& task, int si_code, bool was_stepping) {
+std::optional<StopReason> DebugTarget::classify_trap(tracer::Task& task, int si_code, bool was_stepping,
+                                                     bool watch_step) {
     StopReason stop;
     stop.thread = thread_id(task);
     stop.signal = SIGTRAP;
@@ -630,20 +657,55 @@ std::optional<StopReason> DebugTarget::classify_trap(tracer::Task& task, int si_
             return stop;
         }
     }
-    unsigned long status = read_debug_register(task.host_tid(), kStatusDr6);
+    if (const std::optional<size_t> slot = triggered_watch(task, was_stepping)) {
+        stop.kind = StopReason::Kind::Watchpoint;
+        stop.watch_address = watches_[*slot]->address;
+        stop.watch_kind = watches_[*slot]->kind;
+        return stop;
+    }
+    if (was_stepping && !watch_step) {
+        return stop;
+    }
+    return std::nullopt;
+}
+
+std::optional<size_t> DebugTarget::triggered_watch(tracer::Task& task, bool was_stepping) {
+    if (emulate_watches_) {
+        return was_stepping ? written_watch(task) : std::nullopt;
+    }
+    const unsigned long status = read_debug_register(task.host_tid(), kStatusDr6);
     if (status != 0) {
         write_debug_register(task.host_tid(), kStatusDr6, 0); // the CPU never clears DR6
     }
     for (size_t index = 0; index < watches_.size(); ++index) {
         if ((status & (1UL << index)) != 0 && watches_[index]) {
-            stop.kind = StopReason::Kind::Watchpoint;
-            stop.watch_address = watches_[index]->address;
-            stop.watch_kind = watches_[index]->kind;
-            return stop;
+            return index;
         }
     }
-    if (was_stepping) {
-        return stop;
+    return std::nullopt;
+}
+
+void DebugTarget::remember_watched_bytes(tracer::Task& task) {
+    WatchedBytes& bytes = watched_before_step_[task.host_tid()];
+    for (size_t index = 0; index < watches_.size(); ++index) {
+        bytes[index] = 0;
+        if (watches_[index]) {
+            task.read(watches_[index]->address, &bytes[index], watches_[index]->length);
+        }
+    }
+}
+
+std::optional<size_t> DebugTarget::written_watch(tracer::Task& task) const {
+    const auto before = watched_before_step_.find(task.host_tid());
+    if (before == watched_before_step_.end()) {
+        return std::nullopt;
+    }
+    for (size_t index = 0; index < watches_.size(); ++index) {
+        uint64_t now = 0;
+        if (watches_[index] && task.read(watches_[index]->address, &now, watches_[index]->length) &&
+            now != before->second[index]) {
+            return index;
+        }
     }
     return std::nullopt;
 }
@@ -651,15 +713,16 @@ std::optional<StopReason> DebugTarget::classify_trap(tracer::Task& task, int si_
 tracer::DebugResume DebugTarget::on_trap(tracer::Task& task, int si_code,
                                          const std::vector<tracer::Task*>& stopped) {
     bool was_stepping = stepping_.erase(task.host_tid()) > 0;
+    const bool watch_step = watch_steps_.erase(task.host_tid()) > 0;
     if (detached_) {
         return was_stepping ? tracer::DebugResume::Resume : tracer::DebugResume::NotMine;
     }
     if (task.pid() != debugged_pid_) {
         return step_past_breakpoint(task, si_code, was_stepping);
     }
-    std::optional<StopReason> stop = classify_trap(task, si_code, was_stepping);
+    std::optional<StopReason> stop = classify_trap(task, si_code, was_stepping, watch_step);
     if (!stop) {
-        return tracer::DebugResume::NotMine;
+        return watch_step ? tracer::DebugResume::Resume : tracer::DebugResume::NotMine;
     }
     stop_ = *stop;
     stop_pc_ = task.registers().rip;

@@ -5,7 +5,9 @@
 //
 // The guest first stops for gdb at the entry point of its executable (the dynamic loader has run, so
 // gdb finds the libraries). Breakpoints are int3 bytes written into the guest; watchpoints use the x86
-// debug registers of every thread. One guest thread runs at a time, so a stop of one is a stop of all.
+// debug registers of every thread, or, on a host whose debug registers never trap, single steps of the
+// debugged process that compare the watched bytes (writes only). One guest thread runs at a time, so a
+// stop of one is a stop of all.
 //
 // gdb debugs one guest process (rr's model): by default the initial one, or the one named by
 // `hermit replay -f PID`. The other processes run on unseen: their threads are not gdb's, their traps
@@ -128,8 +130,17 @@ private:
     void on_exec(tracer::Task& task) override;
     void on_event(const Event& event) override;
 
-    // The classified stop, or nullopt when the trap is not the debugger's.
-    std::optional<gdbserver::StopReason> classify_trap(tracer::Task& task, int si_code, bool was_stepping);
+    // The classified stop, or nullopt when the trap is not the debugger's. `watch_step`: the step was
+    // only the watchpoint emulation's, which stops only at a write.
+    std::optional<gdbserver::StopReason> classify_trap(tracer::Task& task, int si_code, bool was_stepping,
+                                                       bool watch_step);
+    // The watch slot whose access ended this trap: from DR6, or, emulated, the slot whose bytes the step
+    // changed.
+    std::optional<size_t> triggered_watch(tracer::Task& task, bool was_stepping);
+    // Watchpoint emulation: the watched bytes before `task`'s next step, and the slot whose bytes that
+    // step changed.
+    void remember_watched_bytes(tracer::Task& task);
+    std::optional<size_t> written_watch(tracer::Task& task) const;
     void apply_watchpoints(tracer::Task& task);
     std::vector<WatchRange> armed_watches() const;
     void set_watch_slots(const std::vector<WatchRange>& watches);
@@ -188,8 +199,14 @@ private:
     uint64_t watch_generation_ = 0;
     std::map<pid_t, uint64_t> applied_generation_; // host tid -> watch_generation_ in its registers
     std::set<pid_t> stepping_;                     // host tids resumed for one instruction
-    std::set<pid_t> processes_seen_;               // host pids of other processes, after their first resume
-    std::map<pid_t, uint64_t> stepping_past_;      // host tid of another process -> breakpoint it steps over
+    // Where watched writes never trap (host_delivers_watchpoint_traps), the debugged process single-steps
+    // while a write watch is armed, and a step that changed watched bytes is the watchpoint's stop.
+    bool emulate_watches_ = false;
+    using WatchedBytes = std::array<uint64_t, kDebugRegisterSlots>;
+    std::map<pid_t, WatchedBytes> watched_before_step_; // host tid -> watched bytes before its step
+    std::set<pid_t> watch_steps_;                       // host tids stepped only for the emulation
+    std::set<pid_t> processes_seen_;          // host pids of other processes, after their first resume
+    std::map<pid_t, uint64_t> stepping_past_; // host tid of another process -> breakpoint it steps over
 };
 
 } // namespace hermit::replay
