@@ -25,13 +25,6 @@ namespace hermit::tracer {
 
 namespace {
 
-// What the first forked process tells the tracer: where the guest is and whether namespaces worked.
-struct LaunchReport {
-    pid_t guest = 0;
-    int in_namespaces = 0;
-    int namespace_errno = 0;
-};
-
 // Everything the child needs, prepared before fork so the child does not allocate.
 struct ChildPlan {
     const LaunchOptions* options;
@@ -152,11 +145,18 @@ void reset_signals() {
     }
 }
 
-// Returns 0, or the errno of the failed unshare.
-int enter_namespaces(const ChildPlan& plan) {
-    if (unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS) != 0) {
-        return errno;
-    }
+// Like fork, with the child in new user, pid, mount and uts namespaces, as their pid 1: -1 with errno
+// where they cannot be made. The child of this raw clone must stay async-signal-safe, as after a fork of
+// a threaded process, and more: glibc's copy of its thread id is its parent's.
+pid_t fork_into_namespaces() {
+    return static_cast<pid_t>(syscall(SYS_clone,
+                                      CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS | SIGCHLD,
+                                      nullptr, nullptr, nullptr, nullptr));
+}
+
+// In the guest, pid 1 of its new namespaces: root of its user namespace, hostname `hermit`, a private
+// mount tree with the overlays and a /proc that shows namespace pids.
+void set_up_namespaces(const ChildPlan& plan) {
     write_file("/proc/self/setgroups", "deny");
     if (!write_file("/proc/self/uid_map", plan.uid_map) || !write_file("/proc/self/gid_map", plan.gid_map)) {
         child_fail("writing the uid/gid maps");
@@ -170,12 +170,6 @@ int enter_namespaces(const ChildPlan& plan) {
     for (const FileOverlay& overlay : plan.options->overlays) {
         mount(overlay.host_file.c_str(), overlay.guest_path.c_str(), nullptr, MS_BIND, nullptr);
     }
-    return 0;
-}
-
-// In the guest, inside the namespaces (whose mount tree is private already): a /proc that shows namespace
-// pids.
-void prepare_guest_mounts() {
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
         child_fail("mounting /proc");
     }
@@ -234,45 +228,19 @@ void prepare_guest_mounts() {
     _exit(errno == ENOENT ? 127 : 126);
 }
 
-// The first forked process: enters the namespaces and forks the guest, or becomes the guest itself.
-[[noreturn]] void run_first_child(const ChildPlan& plan, pid_t tracer, int report_fd, int go_fd,
-                                  bool traced) {
+// The forked guest, up to its exec. It reports one byte on `report_fd` once its namespaces are set up.
+[[noreturn]] void run_guest(const ChildPlan& plan, pid_t tracer, bool in_namespaces, int report_fd, int go_fd,
+                            bool traced) {
     setpgid(0, 0);
-    die_with_parent(tracer);
+    die_with_parent(in_namespaces ? 0 : tracer); // a parent outside the new pid namespace shows as 0
     reset_signals();
-    LaunchReport report;
-    if (plan.options->namespaces) {
-        report.namespace_errno = enter_namespaces(plan);
+    if (in_namespaces) {
+        set_up_namespaces(plan);
     }
-    if (!plan.options->namespaces || report.namespace_errno != 0) {
-        report.guest = getpid();
-        write_all(report_fd, &report, sizeof report);
-        close(report_fd);
-        exec_guest(plan, go_fd, traced);
-    }
-    pid_t guest = fork();
-    if (guest < 0) {
-        child_fail("fork of the guest");
-    }
-    if (guest == 0) {
-        close(report_fd);
-        die_with_parent(0); // our parent lives outside the new pid namespace: getppid() is 0
-        setpgid(0, 0);
-        prepare_guest_mounts();
-        exec_guest(plan, go_fd, traced);
-    }
-    close(go_fd);
-    report.guest = guest;
-    report.in_namespaces = 1;
-    write_all(report_fd, &report, sizeof report);
+    const char ready = 'r';
+    write_all(report_fd, &ready, 1);
     close(report_fd);
-    int status = 0;
-    while (waitpid(guest, &status, 0) < 0) {
-        if (errno != EINTR) {
-            _exit(125);
-        }
-    }
-    _exit(shell_status(status));
+    exec_guest(plan, go_fd, traced);
 }
 
 LaunchedGuest start(const LaunchOptions& options, long ptrace_options) {
@@ -285,37 +253,39 @@ LaunchedGuest start(const LaunchOptions& options, long ptrace_options) {
         socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go_channel) != 0) {
         throw Error(ErrorCode::TracerInternal, std::string("launch channels: ") + std::strerror(errno));
     }
-    pid_t tracer = getpid();
-    pid_t child = fork();
+    const pid_t tracer = getpid();
+    pid_t child = options.namespaces ? fork_into_namespaces() : -1;
+    const bool in_namespaces = child >= 0;
+    if (options.namespaces && !in_namespaces) {
+        spdlog::warn("cannot create namespaces ({}); running the guest without them", std::strerror(errno));
+    }
+    if (!in_namespaces) {
+        child = fork();
+    }
     if (child < 0) {
         throw Error(ErrorCode::TracerInternal, std::string("fork: ") + std::strerror(errno));
     }
     if (child == 0) {
         close(report_pipe[0]);
         close(go_channel[1]);
-        run_first_child(plan, tracer, report_pipe[1], go_channel[0], traced);
+        run_guest(plan, tracer, in_namespaces, report_pipe[1], go_channel[0], traced);
     }
     close(report_pipe[1]);
     close(go_channel[0]);
-    LaunchReport report;
+    char ready = 0;
     ssize_t count;
-    while ((count = read(report_pipe[0], &report, sizeof report)) < 0 && errno == EINTR) {
+    while ((count = read(report_pipe[0], &ready, 1)) < 0 && errno == EINTR) {
     }
     close(report_pipe[0]);
-    if (count != static_cast<ssize_t>(sizeof report)) {
+    if (count != 1) {
         close(go_channel[1]);
         int status = 0;
         waitpid(child, &status, 0);
         throw Error(ErrorCode::NamespaceUnavailable, "the guest's setup process failed");
     }
-    if (report.namespace_errno != 0) {
-        spdlog::warn("cannot create namespaces ({}); running the guest without them",
-                     std::strerror(report.namespace_errno));
-    }
-    LaunchedGuest launched{report.guest, report.in_namespaces ? child : 0, report.in_namespaces != 0, {}};
+    LaunchedGuest launched{child, in_namespaces, {}};
     if (traced && ptrace(PTRACE_SEIZE, launched.guest, nullptr, ptrace_options) != 0) {
         int error = errno;
-        kill(child, SIGKILL);
         kill(launched.guest, SIGKILL);
         close(go_channel[1]);
         int status = 0;
@@ -355,9 +325,8 @@ int run_untraced(const LaunchOptions& options) {
     LaunchOptions untraced = options;
     untraced.filter = nullptr;
     LaunchedGuest launched = start(untraced, 0);
-    pid_t waited_for = launched.intermediate != 0 ? launched.intermediate : launched.guest;
     int status = 0;
-    while (waitpid(waited_for, &status, 0) < 0) {
+    while (waitpid(launched.guest, &status, 0) < 0) {
         if (errno != EINTR) {
             throw Error(ErrorCode::TracerInternal, std::string("waitpid: ") + std::strerror(errno));
         }

@@ -2,11 +2,10 @@
 // GuestLauncher: starts the guest program, optionally in fresh user/pid/mount/uts namespaces, with the
 // seccomp filter installed and PTRACE_SEIZE done before it execs.
 //
-// With namespaces the tracer forks an intermediate process that unshares the namespaces and forks the
-// guest, which is pid 1 of the new pid namespace (a new pid namespace only applies to children). The
-// intermediate is never traced: it waits for the guest and passes its status on. Death propagates
-// downwards: tracer dies -> intermediate gets SIGKILL (PR_SET_PDEATHSIG) -> guest gets SIGKILL (its own
-// PDEATHSIG) -> the whole pid namespace dies with its pid 1. PTRACE_O_EXITKILL covers the traced tree.
+// With namespaces the guest is forked straight into new user, pid, mount and uts namespaces, as their
+// pid 1 (one clone, no process in between). Death propagates downwards: tracer dies -> guest gets SIGKILL
+// (PR_SET_PDEATHSIG) -> the whole pid namespace dies with its pid 1. PTRACE_O_EXITKILL covers the traced
+// tree. Without namespaces nothing ends the guest's leftover processes but the tracer.
 
 #include "SeccompFilter.h"
 #include "formats/FileIo.h"
@@ -49,8 +48,7 @@ struct LaunchOptions {
 };
 
 struct LaunchedGuest {
-    pid_t guest = 0;        // host pid of the guest program
-    pid_t intermediate = 0; // host pid of the namespace holder, 0 without namespaces
+    pid_t guest = 0; // host pid of the guest program
     bool in_namespaces = false;
     // The listener of options.notifying_filter; invalid without one.
     UniqueFd notifications;

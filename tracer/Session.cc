@@ -239,7 +239,6 @@ struct Session::State {
     std::map<pid_t, Thread> threads;        // by host tid
     std::map<pid_t, int> early_first_stops; // first stops of threads whose creation event is not in yet
     LaunchedGuest launched;
-    bool intermediate_reaped = true;
     // Whether waitpid may have a status to report: cleared when a WNOHANG waitpid finds none, set by the
     // next SIGCHLD (every stop and exit of a traced thread sends its tracer one). A wake for a
     // notification alone then costs no waitpid.
@@ -1211,10 +1210,6 @@ struct Session::State {
 
     void handle_status(pid_t host_tid, int status) {
         spdlog::trace("wait status {:#x} of thread {} (token holder {})", status, host_tid, holder);
-        if (host_tid == launched.intermediate) {
-            intermediate_reaped = true;
-            return;
-        }
         if (WIFEXITED(status) || WIFSIGNALED(status)) {
             on_gone(host_tid, status);
             return;
@@ -1309,7 +1304,6 @@ struct Session::State {
                 if (pid < 0 && errno == ECHILD) {
                     // Nothing left to wait for: whatever we still track is gone.
                     threads.clear();
-                    intermediate_reaped = true;
                     return std::nullopt;
                 }
                 statuses_pending = pid != 0;
@@ -1531,7 +1525,7 @@ struct Session::State {
     }
 
     void event_loop() {
-        while (!threads.empty() || !intermediate_reaped) {
+        while (!threads.empty()) {
             if (termination_signal != 0 && !killing) {
                 kill_everything();
             }
@@ -1558,9 +1552,6 @@ struct Session::State {
             kill(-launched.guest, SIGKILL);
             kill(launched.guest, SIGKILL);
         }
-        if (launched.intermediate > 0) {
-            kill(launched.intermediate, SIGKILL);
-        }
         for (auto& [host_tid, thread] : threads) {
             syscall(SYS_tgkill, thread.task->host_pid(), host_tid, SIGKILL);
             // A thread at its exit stop (held, or reached while an error was on its way) is past the
@@ -1572,7 +1563,7 @@ struct Session::State {
 
     void reap_everything() {
         kill_everything();
-        while (!threads.empty() || !intermediate_reaped) {
+        while (!threads.empty()) {
             int status = 0;
             pid_t pid = waitpid(-1, &status, __WALL);
             if (pid < 0) {
@@ -1581,16 +1572,13 @@ struct Session::State {
                 }
                 break;
             }
-            if (pid == launched.intermediate) {
-                intermediate_reaped = true;
-            } else if (WIFEXITED(status) || WIFSIGNALED(status)) {
+            if (WIFEXITED(status) || WIFSIGNALED(status)) {
                 threads.erase(pid);
             } else {
                 ptrace(PTRACE_CONT, pid, nullptr, 0);
             }
         }
         threads.clear();
-        intermediate_reaped = true;
     }
 };
 
@@ -1600,7 +1588,7 @@ Session::Session(SessionOptions options) : state_(std::make_unique<State>()) {
 }
 
 Session::~Session() {
-    if (!state_->threads.empty() || !state_->intermediate_reaped) {
+    if (!state_->threads.empty()) {
         state_->reap_everything();
     }
 }
@@ -1699,7 +1687,6 @@ int Session::run() {
     const SharedCpu shared_cpu(options.deterministic_scheduling);
     state.launched = launch_guest(launch, kPtraceOptions);
     state.notifications = SyscallNotifications(std::move(state.launched.notifications));
-    state.intermediate_reaped = state.launched.intermediate == 0;
     Thread& initial = state.add_thread(state.launched.guest, ThreadState::Running);
     state.emit(initial, ThreadStartEvent{0, true});
     state.emit(initial, ScheduleEvent{0, ScheduleEvent::Reason::Started});
