@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -32,6 +31,7 @@ using gdbserver::ThreadId;
 
 constexpr uint8_t kInt3 = 0xcc;
 constexpr uint64_t kPageSize = 4096;
+
 ThreadId thread_id(const tracer::Task& task) {
     return ThreadId{task.pid(), task.tid()};
 }
@@ -444,6 +444,11 @@ std::vector<WatchRange> DebugTarget::armed_watches() const {
     return watches;
 }
 
+bool DebugTarget::watch_armed() const {
+    return std::any_of(watches_.begin(), watches_.end(),
+                       [](const std::optional<WatchRange>& slot) { return slot.has_value(); });
+}
+
 void DebugTarget::apply_watchpoints(tracer::Task& task) {
     if (emulate_watches_) {
         return;
@@ -484,10 +489,7 @@ bool DebugTarget::before_resume(tracer::Task& task) noexcept {
         apply_watchpoints(task);
         step = !detached_ && (motion_ == Motion::StepAnyThread ||
                               (motion_ == Motion::Step && task.host_tid() == stop_host_tid_));
-        const bool watch_step =
-            !step && !detached_ && emulate_watches_ &&
-            std::any_of(watches_.begin(), watches_.end(),
-                        [](const std::optional<WatchRange>& slot) { return slot.has_value(); });
+        const bool watch_step = !step && !detached_ && emulate_watches_ && watch_armed();
         if (watch_step) {
             watch_steps_.insert(task.host_tid());
         } else {
@@ -570,7 +572,7 @@ void DebugTarget::forget_breakpoints_in(tracer::Task& task) {
     if (one_shot_) {
         task.write(one_shot_->address, &one_shot_->original, 1);
     }
-    if (!armed_watches().empty()) {
+    if (watch_armed()) {
         write_debug_register(task.host_tid(), kControlDr7, 0);
     }
 }

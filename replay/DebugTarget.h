@@ -143,6 +143,7 @@ private:
     std::optional<size_t> written_watch(tracer::Task& task) const;
     void apply_watchpoints(tracer::Task& task);
     std::vector<WatchRange> armed_watches() const;
+    bool watch_armed() const;
     void set_watch_slots(const std::vector<WatchRange>& watches);
     // Arms the stop at the first syscall of the debugged process at or after replay position `event`.
     void stop_at_syscall_from(uint64_t event);
