@@ -70,7 +70,16 @@ std::vector<ConditionalTrap> DescriptorTraps::conditionally_trapped_syscalls() c
     return traps;
 }
 
-SyscallDecision DescriptorTraps::on_entry(Task& /*task*/, const SyscallStop& stop) {
+SyscallDecision DescriptorTraps::on_entry(Task& task, const SyscallStop& stop) {
+    if (syscalls_.contains(stop.number)) {
+        // A number an injected filter traps may name a file that needs no trap by now (make's children
+        // load their libraries at the number of its jobserver pipe): the kernel runs the call untraced, in
+        // the recording and in its replay alike, which give the guest the same kinds of files. An initial
+        // number keeps its trap: on replay it may name another kind of file than when recorded.
+        const int fd = static_cast<int>(stop.args[0]);
+        const bool untraced = !initial_fds_.contains(fd) && !must_trap_(task.host_pid(), fd);
+        return untraced ? SyscallDecision::untraced() : SyscallDecision::pass();
+    }
     // fcntl reaches here only for F_DUPFD and F_DUPFD_CLOEXEC, unless another interceptor traps it all.
     const bool makes_descriptors = watched_.contains(stop.number) || stop.number == SYS_fcntl;
     return makes_descriptors ? SyscallDecision::stop_at_exit() : SyscallDecision::pass();

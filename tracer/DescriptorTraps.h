@@ -6,7 +6,7 @@
 // strictest answer wins). So descriptors are trapped by number: those the guest starts with in its first
 // filter, and each new one, at the exit of the syscall that made it, by a small filter injected into the
 // guest process (seccomp(2) with TSYNC, for all its threads). A number stays trapped once it was: a regular
-// file that gets it later is trapped for nothing, never the other way round.
+// file that gets it later stops the guest at each call, which then runs untraced (no exit stop, no event).
 //
 // Known gap: a process created with CLONE_FILES but not CLONE_THREAD shares the descriptor table but not
 // the filters injected after its creation.

@@ -8,7 +8,7 @@
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("hermit::schema");
 
-const formatVersion :UInt32 = 3;
+const formatVersion :UInt32 = 4;
 
 struct RecordingMeta {
   formatVersion @0 :UInt32;

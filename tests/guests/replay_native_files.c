@@ -1,7 +1,8 @@
 // Reads and writes regular files in the ways a recording must reproduce although they run natively (only
 // pipes and the like are trapped): an input file read in small chunks, a file written through one
-// descriptor and read through another, a file removed and created again, one renamed over another, and a
-// pipe that gets the number a regular file had. argv[1]: the input file; argv[2]: a scratch directory.
+// descriptor and read through another, a file removed and created again, one renamed over another, a
+// pipe that gets the number a regular file had, and the input read again at the number the pipe had. argv[1]:
+// the input file; argv[2]: a scratch directory.
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,5 +86,19 @@ int main(int argc, char** argv) {
     int status = 0;
     waitpid(child, &status, 0);
     printf("pipe %zd: %.*s, child %d\n", count, (int)count, buffer, WEXITSTATUS(status));
+    close(ends[0]);
+
+    int input_again = open(argv[1], O_RDONLY);
+    check(input_again >= 0, "open input again");
+    unsigned checksum_again = 0;
+    int reads_again = 0;
+    while ((count = read(input_again, chunk, sizeof chunk)) > 0) {
+        reads_again++;
+        for (ssize_t index = 0; index < count; index++) {
+            checksum_again = checksum_again * 31 + (unsigned char)chunk[index];
+        }
+    }
+    printf("input again at the pipe's number: %s, %d reads, same checksum: %s\n",
+           input_again == ends[0] ? "yes" : "no", reads_again, checksum_again == checksum ? "yes" : "no");
     return 0;
 }
