@@ -54,6 +54,19 @@ FormatDamage corrupt(const std::string& what) {
     return FormatDamage(FormatDamage::Kind::Corrupt, what);
 }
 
+// Fills the header of `frame`, whose payload (compressed or stored) follows it.
+void write_header(std::vector<uint8_t>& frame, uint16_t flags, uint32_t uncompressed_length) {
+    const auto payload_length = static_cast<uint32_t>(frame.size() - kFrameHeaderSize);
+    uint8_t* header = frame.data();
+    std::memcpy(header, kMagic.data(), kMagic.size());
+    put_u16(header + 4, static_cast<uint16_t>(schema::FORMAT_VERSION));
+    put_u16(header + 6, flags);
+    put_u32(header + 8, payload_length);
+    put_u32(header + 12, uncompressed_length);
+    put_u32(header + 16, lzma_crc32(header + kFrameHeaderSize, payload_length, 0));
+    put_u32(header + 20, lzma_crc32(header, 20, 0));
+}
+
 } // namespace
 
 struct FrameEncoder::State {
@@ -69,6 +82,12 @@ std::vector<uint8_t> FrameEncoder::encode(std::span<const uint8_t> payload) {
     if (payload.size() > kMaxUncompressedFrameBytes) {
         throw std::length_error(
             fmt::format("event batch of {} bytes exceeds the frame limit", payload.size()));
+    }
+    if (payload.size() < kStoredFrameLimit) {
+        std::vector<uint8_t> frame(kFrameHeaderSize + payload.size());
+        std::copy(payload.begin(), payload.end(), frame.begin() + kFrameHeaderSize);
+        write_header(frame, kFrameStored, static_cast<uint32_t>(payload.size()));
+        return frame;
     }
     lzma_options_lzma options{};
     if (lzma_lzma_preset(&options, kCompressionPreset)) {
@@ -97,17 +116,8 @@ std::vector<uint8_t> FrameEncoder::encode(std::span<const uint8_t> payload) {
         throw std::runtime_error(
             fmt::format("xz compression failed (lzma status {})", static_cast<int>(status)));
     }
-    const size_t compressed_end = frame.size() - stream.avail_out;
-    frame.resize(compressed_end);
-    const uint32_t compressed_length = static_cast<uint32_t>(compressed_end - kFrameHeaderSize);
-    uint8_t* header = frame.data();
-    std::memcpy(header, kMagic.data(), kMagic.size());
-    put_u16(header + 4, static_cast<uint16_t>(schema::FORMAT_VERSION));
-    put_u16(header + 6, 0);
-    put_u32(header + 8, compressed_length);
-    put_u32(header + 12, static_cast<uint32_t>(payload.size()));
-    put_u32(header + 16, lzma_crc32(header + kFrameHeaderSize, compressed_length, 0));
-    put_u32(header + 20, lzma_crc32(header, 20, 0));
+    frame.resize(frame.size() - stream.avail_out);
+    write_header(frame, 0, static_cast<uint32_t>(payload.size()));
     return frame;
 }
 
@@ -129,7 +139,7 @@ FrameHeader parse_frame_header(std::span<const uint8_t, kFrameHeaderSize> bytes)
         throw FormatDamage(FormatDamage::Kind::UnsupportedVersion,
                            fmt::format("frame has format version {}", header.version), header.version);
     }
-    if (header.flags != 0) {
+    if ((header.flags & ~kFrameStored) != 0) {
         throw corrupt(fmt::format("frame has unknown flags {:#x}", header.flags));
     }
     if (header.compressed_length == 0 || header.compressed_length > kMaxCompressedFrameBytes) {
@@ -149,6 +159,12 @@ std::vector<uint8_t> decode_frame_payload(const FrameHeader& header, std::span<c
     }
     if (lzma_crc32(compressed.data(), compressed.size(), 0) != header.payload_crc) {
         throw corrupt("frame payload checksum mismatch");
+    }
+    if ((header.flags & kFrameStored) != 0) {
+        if (header.compressed_length != header.uncompressed_length) {
+            throw corrupt("stored frame's two lengths differ");
+        }
+        return std::vector<uint8_t>(compressed.begin(), compressed.end());
     }
     std::vector<uint8_t> payload(header.uncompressed_length);
     uint64_t memory_limit = kDecoderMemoryLimit;

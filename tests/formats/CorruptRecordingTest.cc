@@ -197,7 +197,8 @@ TEST(CorruptRecording, ForgedLengthFields) {
         {{12, 200u << 20}, "E031"},  // allowed, but does not match the payload
         {{12, 8}, "E031"},           // too small for the payload
         {{12, 13}, "E031"},          // not whole words
-        {{6, 1}, "E031"},            // unknown flags
+        {{6, 2}, "E031"},            // unknown flags
+        {{6, 0}, "E031"},            // a stored payload taken for an xz stream
         {{16, 0x12345678}, "E031"},  // payload CRC
     };
     for (const auto& [field, expected] : cases) {

@@ -1,11 +1,13 @@
 // The frame layer: one FrameEncoder serves every frame of a recording, so a frame must not depend on the
-// ones encoded before it, and a small frame must not cost its reader the memory of a large dictionary.
+// ones encoded before it, a small frame must not cost its reader the memory of a large dictionary, and a
+// payload too small to be worth the encoder's setup is stored.
 
 #include "formats/FrameCodec.h"
 
 #include <gtest/gtest.h>
 #include <lzma.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <span>
@@ -55,7 +57,7 @@ TEST(RecordingFrames, OneEncoderRoundTripsPayloadsOfEverySizeInAnyOrder) {
 TEST(RecordingFrames, ASmallFrameDecodesWithTheMemoryOfASmallDictionary) {
     // xz preset 1 states a 1 MiB dictionary; the encoder cuts it to the payload, which the stream header
     // says.
-    const auto payload = compressible_bytes(4096);
+    const auto payload = compressible_bytes(kStoredFrameLimit + 4096);
     FrameEncoder encoder;
     const auto frame = encoder.encode(payload);
     std::vector<uint8_t> decoded(payload.size());
@@ -67,6 +69,21 @@ TEST(RecordingFrames, ASmallFrameDecodesWithTheMemoryOfASmallDictionary) {
         frame.size() - kFrameHeaderSize, decoded.data(), &out_position, decoded.size());
     ASSERT_EQ(status, LZMA_OK);
     EXPECT_EQ(decoded, payload);
+}
+
+TEST(RecordingFrames, APayloadBelowTheLimitIsStoredAsItIs) {
+    const auto payload = compressible_bytes(kStoredFrameLimit - 8);
+    FrameEncoder encoder;
+    const auto frame = encoder.encode(payload);
+    const FrameHeader header = parse_frame_header(std::span(frame).first<kFrameHeaderSize>());
+    EXPECT_EQ(header.flags, kFrameStored);
+    EXPECT_EQ(header.compressed_length, payload.size());
+    EXPECT_TRUE(std::equal(payload.begin(), payload.end(), frame.begin() + kFrameHeaderSize));
+    EXPECT_EQ(decode(frame), payload);
+    // The payload at and past the limit is compressed.
+    const auto compressed = encoder.encode(compressible_bytes(kStoredFrameLimit));
+    EXPECT_EQ(parse_frame_header(std::span(compressed).first<kFrameHeaderSize>()).flags, 0);
+    EXPECT_LT(compressed.size(), kStoredFrameLimit / 10);
 }
 
 } // namespace
