@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include <fmt/ranges.h>
@@ -17,6 +18,9 @@
 #include <array>
 #include <cerrno>
 #include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
 
 namespace hermit::tracer {
 
@@ -39,6 +43,17 @@ const std::set<int> kStoresDescriptors = {SYS_pipe, SYS_pipe2, SYS_socketpair, S
 // implicitly by a first send): it is trapped then. A program that only tries to reach a daemon (glibc's
 // nscd lookups) then leaves no trapped number behind for its files.
 const std::set<int> kConnectsSocket = {SYS_connect, SYS_bind, SYS_sendto, SYS_sendmsg};
+
+// The pipe (both ends are one inode of pipefs) or other object that descriptor `fd` of process `host_pid`
+// names; nullopt when it is not open.
+std::optional<std::pair<dev_t, ino_t>> object_of(pid_t host_pid, int fd) {
+    struct stat info {};
+    const std::string link = "/proc/" + std::to_string(host_pid) + "/fd/" + std::to_string(fd);
+    if (stat(link.c_str(), &info) != 0) {
+        return std::nullopt;
+    }
+    return std::make_pair(info.st_dev, info.st_ino);
+}
 
 } // namespace
 
@@ -72,12 +87,14 @@ std::vector<ConditionalTrap> DescriptorTraps::conditionally_trapped_syscalls() c
 
 SyscallDecision DescriptorTraps::on_entry(Task& task, const SyscallStop& stop) {
     if (syscalls_.contains(stop.number)) {
-        // A number an injected filter traps may name a file that needs no trap by now (make's children
-        // load their libraries at the number of its jobserver pipe): the kernel runs the call untraced, in
-        // the recording and in its replay alike, which give the guest the same kinds of files. An initial
-        // number keeps its trap: on replay it may name another kind of file than when recorded.
+        // A trapped number may name a file that needs no trap by now (a regular file at the number a
+        // socket had), or the guest's own pipe (dup2'd onto stdin by a shell): the kernel runs the call
+        // untraced, in the recording and in its replay alike, which give the guest the same kinds of files.
+        // An initial number otherwise keeps its trap: on replay it may name another kind of file than when
+        // recorded.
         const int fd = static_cast<int>(stop.args[0]);
-        const bool untraced = !initial_fds_.contains(fd) && !must_trap_(task.host_pid(), fd);
+        const bool untraced = guest_pipe(task.host_pid(), fd) ||
+                              (!initial_fds_.contains(fd) && !must_trap_(task.host_pid(), fd));
         return untraced ? SyscallDecision::untraced() : SyscallDecision::pass();
     }
     // fcntl reaches here only for F_DUPFD and F_DUPFD_CLOEXEC, unless another interceptor traps it all.
@@ -119,17 +136,34 @@ void DescriptorTraps::on_exit(Task& task, const SyscallStop& stop, int64_t& resu
         return;
     }
     std::set<int>& trapped = trapped_[task.pid()];
+    std::vector<int> made = made_descriptors(task, stop, result);
+    if (stop.number == SYS_pipe || stop.number == SYS_pipe2) {
+        if (const auto pipe = made.empty() ? std::nullopt : object_of(task.host_pid(), made.front())) {
+            guest_pipes_.insert(*pipe);
+        }
+    }
+    if (stop.number == SYS_recvmsg) {
+        received_numbers_.insert(made.begin(), made.end());
+    }
     std::vector<int> new_traps;
-    for (int fd : made_descriptors(task, stop, result)) {
+    for (int fd : made) {
         if (fd >= 0 && !initial_fds_.contains(fd) && !trapped.contains(fd) &&
             std::find(new_traps.begin(), new_traps.end(), fd) == new_traps.end() &&
-            must_trap_(task.host_pid(), fd)) {
+            !guest_pipe(task.host_pid(), fd) && must_trap_(task.host_pid(), fd)) {
             new_traps.push_back(fd);
         }
     }
     if (!new_traps.empty()) {
         trap(task, new_traps);
     }
+}
+
+bool DescriptorTraps::guest_pipe(pid_t host_pid, int fd) const {
+    if (guest_pipes_.empty() || received_numbers_.contains(fd)) {
+        return false;
+    }
+    const auto object = object_of(host_pid, fd);
+    return object && guest_pipes_.contains(*object);
 }
 
 void DescriptorTraps::trap(Task& task, const std::vector<int>& fds) {

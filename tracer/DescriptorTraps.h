@@ -8,8 +8,16 @@
 // guest process (seccomp(2) with TSYNC, for all its threads). A number stays trapped once it was: a regular
 // file that gets it later stops the guest at each call, which then runs untraced (no exit stop, no event).
 //
-// Known gap: a process created with CLONE_FILES but not CLONE_THREAD shares the descriptor table but not
-// the filters injected after its creation.
+// The guest's own pipes (from pipe and pipe2) are never trapped, wherever their ends go (dup2 onto stdin
+// by a shell, make's jobserver in every job): all that goes through them the guest writes, and its replay
+// writes it again under the same schedule, as a `hermit run` does. Only a pipe end that a process received
+// (recvmsg with SCM_RIGHTS) is trapped: its replay receives a stand-in instead; so is any number one was
+// received at, in every process, whatever it names later (the record and the replay must decide alike).
+// Sockets from socketpair are trapped: send and recv on them are recorded whatever the descriptor.
+//
+// Known gaps: a process created with CLONE_FILES but not CLONE_THREAD shares the descriptor table but not
+// the filters injected after its creation; a guest pipe end passed to a process outside the guest (over a
+// socket) would bring the outside's writes to the guest unrecorded.
 
 #include "EventSink.h"
 #include "SyscallInterceptor.h"
@@ -19,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <utility>
 #include <vector>
 
 namespace hermit::tracer {
@@ -51,14 +60,19 @@ public:
 
 private:
     std::vector<int> made_descriptors(Task& task, const SyscallStop& stop, int64_t result) const;
+    // Descriptor `fd` of process `host_pid` is one of the guest's own pipes, at a number nothing was ever
+    // received at.
+    bool guest_pipe(pid_t host_pid, int fd) const;
     void trap(Task& task, const std::vector<int>& fds);
 
     std::set<int> syscalls_;
     std::set<int> initial_fds_;
     Policy must_trap_;
     std::set<int> watched_; // the syscalls that make descriptors or connect sockets (but fcntl)
-    std::map<int32_t, std::set<int>> trapped_; // by guest pid: numbers injected filters trap
-    std::set<int32_t> trapping_everything_;    // guest pids past kMaxInjectedDescriptors
+    std::map<int32_t, std::set<int>> trapped_;      // by guest pid: numbers injected filters trap
+    std::set<int32_t> trapping_everything_;         // guest pids past kMaxInjectedDescriptors
+    std::set<std::pair<dev_t, ino_t>> guest_pipes_; // made by pipe or pipe2
+    std::set<int> received_numbers_;                // where recvmsg put descriptors, in any process
 };
 
 } // namespace hermit::tracer

@@ -1,12 +1,14 @@
 // Reads and writes regular files in the ways a recording must reproduce although they run natively (only
-// pipes and the like are trapped): an input file read in small chunks, a file written through one
+// sockets and the like are trapped): an input file read in small chunks, a file written through one
 // descriptor and read through another, a file removed and created again, one renamed over another, a
-// pipe that gets the number a regular file had, and the input read again at the number the pipe had. argv[1]:
+// pipe of its own at the number a regular file had, and the input read again at the number a socket of a
+// socket pair had. argv[1]:
 // the input file; argv[2]: a scratch directory.
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -88,6 +90,16 @@ int main(int argc, char** argv) {
     printf("pipe %zd: %.*s, child %d\n", count, (int)count, buffer, WEXITSTATUS(status));
     close(ends[0]);
 
+    // A socket pair is trapped (unlike the guest's own pipes): once it is closed, the input opened at
+    // the number one of its sockets had reads natively again.
+    int sockets[2];
+    check(socketpair(AF_UNIX, SOCK_STREAM, 0, sockets) == 0, "socketpair");
+    check(write(sockets[1], "socket", 6) == 6, "write socket");
+    count = read(sockets[0], buffer, sizeof buffer - 1);
+    printf("socket %zd: %.*s\n", count, (int)count, buffer);
+    const int socket_number = sockets[0];
+    close(sockets[0]);
+    close(sockets[1]);
     int input_again = open(argv[1], O_RDONLY);
     check(input_again >= 0, "open input again");
     unsigned checksum_again = 0;
@@ -98,7 +110,8 @@ int main(int argc, char** argv) {
             checksum_again = checksum_again * 31 + (unsigned char)chunk[index];
         }
     }
-    printf("input again at the pipe's number: %s, %d reads, same checksum: %s\n",
-           input_again == ends[0] ? "yes" : "no", reads_again, checksum_again == checksum ? "yes" : "no");
+    printf("input again at the socket's number: %s, %d reads, same checksum: %s\n",
+           input_again == socket_number ? "yes" : "no", reads_again,
+           checksum_again == checksum ? "yes" : "no");
     return 0;
 }
