@@ -2,19 +2,24 @@
 
 #include "formats/FileIo.h"
 #include "tracer/ProcFs.h"
+#include "tracer/SyscallTable.h"
 #include "tracer/virt/GuestPathLookup.h"
 
 #include <fcntl.h>
 #include <linux/limits.h>
 #include <stdio.h> // renameat2
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <climits>
+#include <string>
+#include <string_view>
 
 namespace hermit::replay {
 
@@ -284,6 +289,68 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
     return GuestFileIo::Done{result, {}};
 }
 
+// getcwd(buffer, size): the working directory's path from /proc, which names it from hermit's root, the
+// guest's too unless it changed its root; nullopt for anything else (a deleted directory, a path too long
+// for a page).
+std::optional<GuestFileIo::Done> working_directory(tracer::Task& task, const tracer::SyscallStop& stop) {
+    const std::string process = "/proc/" + std::to_string(task.host_tid());
+    struct stat guest_root {};
+    struct stat own_root {};
+    if (stat((process + "/root").c_str(), &guest_root) != 0 || stat("/", &own_root) != 0 ||
+        guest_root.st_dev != own_root.st_dev || guest_root.st_ino != own_root.st_ino) {
+        return std::nullopt;
+    }
+    std::vector<uint8_t> path(PATH_MAX);
+    const ssize_t length =
+        readlink((process + "/cwd").c_str(), reinterpret_cast<char*>(path.data()), path.size());
+    if (length <= 0 || static_cast<size_t>(length) >= path.size() || path[0] != '/' ||
+        std::string_view(reinterpret_cast<const char*>(path.data()), static_cast<size_t>(length))
+            .ends_with(" (deleted)")) {
+        return std::nullopt;
+    }
+    // The kernel's getcwd returns the length with the terminating NUL.
+    path.resize(static_cast<size_t>(length) + 1);
+    path.back() = 0;
+    if (path.size() > stop.args[1]) {
+        return GuestFileIo::Done{-ERANGE, {}};
+    }
+    if (!task.write(stop.args[0], path.data(), path.size())) {
+        return std::nullopt;
+    }
+    GuestFileIo::Done done{static_cast<int64_t>(path.size()), {}};
+    done.outputs.push_back(MemoryWrite{stop.args[0], std::move(path)});
+    return done;
+}
+
+// An ioctl that only reports the state of the guest's descriptor (terminal attributes, window size,
+// queued bytes), asked of hermit's duplicate of it, which names the same open file. Not TIOCGPGRP: its
+// answer is a process group id as hermit's pid namespace numbers it.
+std::optional<GuestFileIo::Done> query_descriptor(tracer::Task& task, const tracer::SyscallStop& stop) {
+    const uint64_t request = stop.args[1];
+    if (request != TCGETS && request != TIOCGWINSZ && request != FIONREAD) {
+        return std::nullopt;
+    }
+    UniqueFd file = tracer::duplicate_guest_descriptor(task.host_pid(), static_cast<int>(stop.args[0]));
+    if (file.get() < 0) {
+        return std::nullopt;
+    }
+    std::array<uint8_t, 256> answer{};
+    if (ioctl(file.get(), request, answer.data()) != 0) {
+        return GuestFileIo::Done{-errno, {}};
+    }
+    GuestFileIo::Done done{0, {}};
+    for (const tracer::OutputRange& range :
+         tracer::syscall_outputs(*tracer::find_syscall(SYS_ioctl), stop.args, 0, task)) {
+        std::vector<uint8_t> bytes(answer.begin(), answer.begin() + static_cast<long>(std::min<uint64_t>(
+                                                                        range.length, answer.size())));
+        if (!task.write(range.address, bytes.data(), bytes.size())) {
+            return std::nullopt;
+        }
+        done.outputs.push_back(MemoryWrite{range.address, std::move(bytes)});
+    }
+    return done;
+}
+
 } // namespace
 
 const std::set<int>& GuestFileIo::name_changes() {
@@ -296,6 +363,12 @@ const std::set<int>& GuestFileIo::name_changes() {
 std::optional<GuestFileIo::Done>
 GuestFileIo::perform(tracer::Task& task, const tracer::SyscallStop& stop,
                      const std::function<bool(const ObjectIdentity&)>& accept) {
+    if (stop.number == SYS_getcwd) {
+        return working_directory(task, stop);
+    }
+    if (stop.number == SYS_ioctl) {
+        return query_descriptor(task, stop);
+    }
     if (stop.number == SYS_readlink || stop.number == SYS_readlinkat) {
         return read_link(task, stop);
     }

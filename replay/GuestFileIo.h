@@ -3,9 +3,10 @@
 // the syscall's entry stop, through a duplicate of the guest's descriptor (pidfd_getfd: the same open file,
 // so the same offset and flags) and the guest's memory; its readlink or readlinkat, with the link found
 // as the guest's kernel would find it (tracer/virt/GuestPathLookup); its access, faccessat or faccessat2
-// of a name found or missing there; its getxattr or lgetxattr of a file found there; and its unlink,
+// of a name found or missing there; its getxattr or lgetxattr of a file found there; its unlink,
 // rmdir, mkdir, link, rename or symlink (name_changes()), done in the directories found that way, as the
-// guest. The interceptor then emulates
+// guest; its getcwd, from /proc; and its ioctl TCGETS, TIOCGWINSZ or FIONREAD, on a duplicate of its
+// descriptor. The interceptor then emulates
 // the syscall with the result, so a recorded or replayed file read or write, or a recorded readlink,
 // access or name change, costs one ptrace stop (or one seccomp notification) instead of two stops (entry
 // and exit). Anything else (other syscalls, pipes, sockets, devices, /proc files whose size reads as 0,
@@ -33,8 +34,8 @@ public:
     };
 
     // Performs the call when it is a read, write or lseek of a regular file that `accept` agrees to (it sees
-    // the file's identity), a readlink, an access, a getxattr or a name change; nullopt leaves it to
-    // the kernel, with nothing done.
+    // the file's identity), a readlink, an access, a getxattr, a name change, a getcwd or a state-reading
+    // ioctl; nullopt leaves it to the kernel, with nothing done.
     static std::optional<Done> perform(tracer::Task& task, const tracer::SyscallStop& stop,
                                        const std::function<bool(const ObjectIdentity&)>& accept);
 

@@ -125,7 +125,7 @@ std::set<int> notifiable_recorded_syscalls() {
     numbers.insert({SYS_readlink, SYS_readlinkat});
     numbers.insert(GuestFileIo::name_changes().begin(), GuestFileIo::name_changes().end());
     numbers.insert({SYS_access, SYS_faccessat, SYS_faccessat2, SYS_getxattr, SYS_lgetxattr, SYS_open,
-                    SYS_openat, SYS_getdents64});
+                    SYS_openat, SYS_getdents64, SYS_getcwd, SYS_ioctl});
     return numbers;
 }
 

@@ -48,8 +48,9 @@ std::set<int> recorded_syscalls();
 
 // The recorded syscalls whose entry the recorder and the replayer handle without a ptrace stop (read from
 // a seccomp notification): the stat family, which the Virtualizer answers; readlink, access, getxattr and
-// the name changes, which the recorder performs itself (GuestFileIo) and the replayer answers from the
-// log; getdents64, which the Session reads on the guest's descriptor when recording
+// the name changes, getcwd and the ioctls that report a descriptor's state, which the recorder performs
+// itself (GuestFileIo) and the replayer answers from the log (another ioctl is brought to its ptrace
+// stop); getdents64, which the Session reads on the guest's descriptor when recording
 // (tracer/virt/GuestDirectoryRead.h); and open and openat, which the Session does as the guest when it can
 // (tracer/virt/GuestOpen.h), the replay's copy of a file in place of the original where the replayer says
 // so.

@@ -280,6 +280,25 @@ TEST_F(RecordReplayTest, ReadlinkIsRecordedInOneStopWithTheKernelsAnswers) {
     EXPECT_LT(runs.recording_stops, 300);
 }
 
+// getcwd and the ioctls that report a descriptor's state are answered by hermit from their notifications
+// when recording (the kernel's answers, failures included, as natively) and from the log when replaying:
+// 100 more rounds of both add no ptrace stop.
+TEST_F(RecordReplayTest, WorkingDirectoryAndDescriptorStateAreRecordedWithoutAPtraceStop) {
+    const ScratchRuns once = run_record_and_replay_in_scratch("asked-once", "replay_queries", "0");
+    const ScratchRuns often = run_record_and_replay_in_scratch("asked-often", "replay_queries", "100");
+    EXPECT_EQ(once.native.stdout_text,
+              "scratch: <scratch>, length + 1\nsmall buffer: Numerical result out of range\n"
+              "subdirectory: <scratch>/sub, length + 5\nremoved: No such file or directory\n"
+              "FIONREAD of a pipe: 0, 6\nTCGETS of a pipe: -1 Inappropriate ioctl for device\n"
+              "TIOCGWINSZ of a pipe: -1 Inappropriate ioctl for device\nrounds: 0 of 0 the same\n");
+    EXPECT_NE(often.native.stdout_text.find("rounds: 100 of 100 the same"), std::string::npos)
+        << often.native.stdout_text;
+    if (once.recording_notifications == 0) {
+        GTEST_SKIP() << "no seccomp user notifications (Linux before 5.19): each costs two ptrace stops";
+    }
+    EXPECT_EQ(often.recording_stops, once.recording_stops);
+}
+
 // getdents64 is done by hermit on the guest's descriptor from its notification when recording (the kernel's
 // records, and failures, as natively) and answered from the log when replaying: 50 more listings of 6 calls
 // each add no ptrace stop.
