@@ -128,9 +128,12 @@ std::set<int> Virtualizer::trapped_syscalls() const {
 }
 
 // Read-only opens too: the Session opens a file the Virtualizer generates in its place (replace_path).
+// Not the sleeps, timers and timerfds: they move the clock or arm signals, or need their exit.
 std::set<int> Virtualizer::notifiable_syscalls() const {
     std::set<int> numbers = virt::StatInTracer::stat_syscalls();
-    numbers.insert({SYS_open, SYS_openat, SYS_getdents64});
+    numbers.insert({SYS_open, SYS_openat, SYS_getdents64, SYS_clock_gettime, SYS_clock_getres,
+                    SYS_gettimeofday, SYS_time, SYS_getrandom, SYS_uname, SYS_sysinfo, SYS_sched_getaffinity,
+                    SYS_getcpu, SYS_rseq, SYS_times, SYS_getrusage});
     return numbers;
 }
 

@@ -49,7 +49,8 @@ public:
     explicit Virtualizer(const VirtualizationOptions& options);
 
     std::set<int> trapped_syscalls() const override;
-    // The stat family: StatInTracer answers it from outside the guest.
+    // The stat family, which StatInTracer answers from outside the guest, and the clock, random, host
+    // and usage questions, whose answers are only written to guest memory.
     std::set<int> notifiable_syscalls() const override;
     // Not while the process's vDSO clock page waits for its injected mmap. An open of a file it generates
     // is redirected with SyscallDecision::replace_path, which the Session also does from a notification.

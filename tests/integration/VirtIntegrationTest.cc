@@ -153,6 +153,27 @@ TEST(VirtIntegrationTest, VdsoClockReadsCostNoStopAndStillAdvanceTheVirtualClock
     EXPECT_EQ(hermit_run({}, {guest, "5000"}).stdout_text, many.stdout_text);
 }
 
+// clock_gettime, gettimeofday, time, getrandom, uname, sysinfo, sched_getaffinity, getcpu, times and
+// getrusage as raw syscalls are answered from seccomp notifications: 100 rounds of each add no ptrace stop,
+// and the answers are the Virtualizer's, the same in every run.
+TEST(VirtIntegrationTest, HostAndClockQuestionsCostNoPtraceStop) {
+    const std::string guest = guest_path("virt_questions");
+    const ProcessResult none = run_process({hermit_binary(), "--log=debug", "run", "--", guest, "0"});
+    const ProcessResult many = run_process({hermit_binary(), "--log=debug", "run", "--", guest, "100"});
+    ASSERT_EQ(none.exit_status, 0) << none.stderr_text;
+    ASSERT_EQ(many.exit_status, 0) << many.stderr_text;
+    EXPECT_NE(many.stdout_text.find("100 rounds: realtime 946684800."), std::string::npos)
+        << many.stdout_text;
+    EXPECT_NE(many.stdout_text.find("nodename hermit procs 1 affinity 3 cpu 0 node 0\n"), std::string::npos)
+        << many.stdout_text;
+    EXPECT_EQ(hermit_run({}, {guest, "100"}).stdout_text, many.stdout_text);
+    if (notifications(none) == 0) {
+        GTEST_SKIP()
+            << "no seccomp user notifications (Linux before 5.19): each question costs a ptrace stop";
+    }
+    EXPECT_EQ(ptrace_stops(many), ptrace_stops(none)) << many.stderr_text;
+}
+
 // A plain run answers opens and stats from notifications, --verify (whose event sinks need exit stops)
 // stops at opens: either way the guest then reads the same vDSO clock.
 TEST(VirtIntegrationTest, RunAndVerifyShowTheGuestTheSameClock) {
