@@ -194,6 +194,22 @@ std::optional<GuestFileIo::Done> check_access(tracer::Task& task, const tracer::
     return mode == F_OK ? std::optional(GuestFileIo::Done{0, {}}) : std::nullopt;
 }
 
+// execve of a name that is not there (a shell or execvp trying each directory of PATH): ENOENT or ENOTDIR
+// as the guest's kernel finds it before anything else; nullopt for a program that is there, which the
+// kernel runs.
+std::optional<GuestFileIo::Done> execute_missing(tracer::Task& task, const tracer::SyscallStop& stop) {
+    const auto path = tracer::virt::GuestPathLookup::read_path(task, stop.args[0]);
+    if (!path || path->empty() || !tracer::virt::GuestPathLookup::shares_credentials(task.host_tid())) {
+        return std::nullopt;
+    }
+    const tracer::virt::GuestPathLookup::Found found =
+        tracer::virt::GuestPathLookup::find(task, AT_FDCWD, *path, true);
+    if (found.file.get() >= 0 || found.missing == 0) {
+        return std::nullopt;
+    }
+    return GuestFileIo::Done{-found.missing, {}};
+}
+
 // unlink, rmdir, mkdir, link, rename and symlink (and their *at forms), done by the tracer in the directories
 // the guest's kernel would find (GuestPathLookup::parent_of), as the guest; nullopt for a path or an argument
 // left to the kernel, and for a refusal (EACCES, EPERM) that the guest's own capabilities might overcome.
@@ -374,6 +390,9 @@ GuestFileIo::perform(tracer::Task& task, const tracer::SyscallStop& stop,
     }
     if (is_access(stop.number)) {
         return check_access(task, stop);
+    }
+    if (stop.number == SYS_execve) {
+        return execute_missing(task, stop);
     }
     if (stop.number == SYS_getxattr || stop.number == SYS_lgetxattr) {
         return get_attribute(task, stop);

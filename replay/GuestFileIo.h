@@ -5,8 +5,8 @@
 // as the guest's kernel would find it (tracer/virt/GuestPathLookup); its access, faccessat or faccessat2
 // of a name found or missing there; its getxattr or lgetxattr of a file found there; its unlink,
 // rmdir, mkdir, link, rename or symlink (name_changes()), done in the directories found that way, as the
-// guest; its getcwd, from /proc; and its ioctl TCGETS, TIOCGWINSZ or FIONREAD, on a duplicate of its
-// descriptor. The interceptor then emulates
+// guest; its getcwd, from /proc; its ioctl TCGETS, TIOCGWINSZ or FIONREAD, on a duplicate of its
+// descriptor; and its execve of a missing name (the failure only). The interceptor then emulates
 // the syscall with the result, so a recorded or replayed file read or write, or a recorded readlink,
 // access or name change, costs one ptrace stop (or one seccomp notification) instead of two stops (entry
 // and exit). Anything else (other syscalls, pipes, sockets, devices, /proc files whose size reads as 0,
@@ -34,8 +34,8 @@ public:
     };
 
     // Performs the call when it is a read, write or lseek of a regular file that `accept` agrees to (it sees
-    // the file's identity), a readlink, an access, a getxattr, a name change, a getcwd or a state-reading
-    // ioctl; nullopt leaves it to the kernel, with nothing done.
+    // the file's identity), a readlink, an access, a getxattr, a name change, a getcwd, a state-reading
+    // ioctl or an execve of a missing name; nullopt leaves it to the kernel, with nothing done.
     static std::optional<Done> perform(tracer::Task& task, const tracer::SyscallStop& stop,
                                        const std::function<bool(const ObjectIdentity&)>& accept);
 

@@ -193,7 +193,8 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
         change_path(task, stop, recorded);
         return emulate(task, stop, recorded.result);
     case ReplayTreatment::Execute:
-        return execute_file(task, stop, pending);
+        // A failed exec changed nothing: its error is the recorded one, whatever the files are now.
+        return recorded.result < 0 ? emulate(task, stop, recorded.result) : execute_file(task, stop, pending);
     case ReplayTreatment::ChangeDirectory:
         return change_directory(task, stop, recorded, pending);
     case ReplayTreatment::Write:

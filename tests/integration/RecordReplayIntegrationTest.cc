@@ -280,6 +280,31 @@ TEST_F(RecordReplayTest, ReadlinkIsRecordedInOneStopWithTheKernelsAnswers) {
     EXPECT_LT(runs.recording_stops, 300);
 }
 
+// An execve of a name that is not there is answered at its entry when recording (one ptrace stop, not
+// two) and from the log when replaying, even once the program exists.
+TEST_F(RecordReplayTest, FailedExecsAreRecordedInOneStopAndReplayedFromTheLog) {
+    const auto scratch = directory_ / "programs";
+    std::filesystem::create_directory(scratch);
+    auto record = [&](const std::string& name, const std::string& rounds) {
+        const ProcessResult recorded =
+            hermit({"--log=debug", "record", "start", "--name=" + name, "--",
+                    guest_path("replay_missing_programs"), scratch.string(), rounds});
+        EXPECT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+        EXPECT_EQ(recorded.stdout_text, rounds + " rounds: ENOENT " + rounds + ", ENOTDIR " + rounds + "\n");
+        return ptrace_stops(recorded);
+    };
+    const long none = record("none", "0");
+    const long many = record("many", "100");
+    EXPECT_EQ(many - none, 200);
+
+    std::filesystem::create_directory(scratch / "bin");
+    std::ofstream(scratch / "bin" / "program") << "#!/bin/sh\necho found\n";
+    std::filesystem::permissions(scratch / "bin" / "program", std::filesystem::perms::owner_all);
+    const ProcessResult replayed = hermit({"replay", "many-1", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, "100 rounds: ENOENT 100, ENOTDIR 100\n");
+}
+
 // getcwd and the ioctls that report a descriptor's state are answered by hermit from their notifications
 // when recording (the kernel's answers, failures included, as natively) and from the log when replaying:
 // 100 more rounds of both add no ptrace stop.
