@@ -95,7 +95,7 @@ void Recorder::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int6
         break;
     case ReplayTreatment::OpenFile:
         if (!pending->second.virtual_file) {
-            copy_opened_file(task, result);
+            copy_opened_file(task, stop, result);
         }
         break;
     case ReplayTreatment::Write:
@@ -153,7 +153,7 @@ std::vector<MemoryWrite> Recorder::capture_outputs(tracer::Task& task, const tra
     return writes;
 }
 
-void Recorder::copy_opened_file(tracer::Task& task, int64_t result) {
+void Recorder::copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result) {
     // Copied at its first open, whatever the access mode: a replay starts its private copy of a file the
     // guest writes from this content.
     if (result < 0) {
@@ -162,6 +162,13 @@ void Recorder::copy_opened_file(tracer::Task& task, int64_t result) {
     const int fd = static_cast<int>(result);
     auto path = GuestDescriptors::path(task.host_pid(), fd);
     if (!path || !path->starts_with("/") || is_system_file(*path) || copied_files_.contains(*path)) {
+        return;
+    }
+    // Made by this open (git's objects): there is nothing to copy, and a replay makes it empty again.
+    const uint64_t creating = O_CREAT | O_EXCL;
+    const bool flags_in_argument = stop.number == SYS_open || stop.number == SYS_openat;
+    if (flags_in_argument && (stop.args[tracer::open_flags_argument(stop.number)] & creating) == creating) {
+        copied_files_.insert(*path);
         return;
     }
     const std::string host_path = "/proc/" + std::to_string(task.host_pid()) + "/fd/" + std::to_string(fd);

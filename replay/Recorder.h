@@ -59,7 +59,7 @@ private:
 
     std::vector<MemoryWrite> capture_outputs(tracer::Task& task, const tracer::SyscallStop& stop,
                                              int64_t result);
-    void copy_opened_file(tracer::Task& task, int64_t result);
+    void copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
     // The program an execve starts, unless it is a system file: replay may need it after it changed.
     void copy_executed_file(tracer::Task& task, const tracer::SyscallStop& stop);
     std::optional<StdioEvent> capture_stdio(tracer::Task& task, const tracer::SyscallStop& stop,

@@ -195,6 +195,10 @@ TEST_F(RecordReplayTest, RegularFileIoRunsNativelyAndReplaysFromCopies) {
     ProcessResult dump = hermit({"record", "dump", "files-1"});
     ASSERT_EQ(dump.exit_status, 0) << dump.stderr_text;
     EXPECT_EQ(read_events_in(dump.stdout_text), 1u) << dump.stdout_text;
+    // The input is copied at its open; shared.tmp, made by an open with O_EXCL, has nothing to copy.
+    ProcessResult info = hermit({"record", "info", "files-1"});
+    EXPECT_NE(info.stdout_text.find(input.string() + " ("), std::string::npos) << info.stdout_text;
+    EXPECT_EQ(info.stdout_text.find("shared.tmp"), std::string::npos) << info.stdout_text;
 
     std::filesystem::remove(input);
     std::ofstream(scratch / "shared") << "changed by the user";
