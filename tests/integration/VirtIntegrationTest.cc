@@ -23,6 +23,23 @@ ProcessResult hermit_run(const std::vector<std::string>& options, const std::vec
     return run_process(argv, "", 120);
 }
 
+// `hermit --log=debug run -- command`: its log ends with the run's ptrace stops and notifications.
+ProcessResult counted_run(const std::vector<std::string>& command) {
+    std::vector<std::string> argv = {hermit_binary(), "--log=debug", "run", "--"};
+    argv.insert(argv.end(), command.begin(), command.end());
+    return run_process(argv, "", 120);
+}
+
+// counted_run of the guest `name` with `few`, then with `many` as its argument, both expected to succeed.
+std::pair<ProcessResult, ProcessResult> counted_runs(const std::string& name, const std::string& few,
+                                                     const std::string& many) {
+    const std::string guest = guest_path(name);
+    std::pair<ProcessResult, ProcessResult> runs = {counted_run({guest, few}), counted_run({guest, many})};
+    EXPECT_EQ(runs.first.exit_status, 0) << runs.first.stdout_text << runs.first.stderr_text;
+    EXPECT_EQ(runs.second.exit_status, 0) << runs.second.stdout_text << runs.second.stderr_text;
+    return runs;
+}
+
 std::string line_of(const std::string& text, const std::string& key) {
     const size_t start = text.find("\n" + key + " ");
     if (start == std::string::npos) {
@@ -110,15 +127,11 @@ TEST(VirtIntegrationTest, UrandomOpensReadMegabytesAndDifferFromEachOther) {
 TEST(VirtIntegrationTest, UrandomOpensCostNoPtraceStop) {
     // With namespaces the random device file is mounted over /dev/urandom: hermit refreshes it when the
     // open is notified, and the kernel runs the open. Without notifications, one stop at its entry.
-    const std::string guest = guest_path("replay_urandom");
-    const ProcessResult once = run_process({hermit_binary(), "--log=debug", "run", "--", guest, "1"});
-    const ProcessResult often = run_process({hermit_binary(), "--log=debug", "run", "--", guest, "101"});
-    ASSERT_EQ(once.exit_status, 0) << once.stderr_text;
-    ASSERT_EQ(often.exit_status, 0) << often.stderr_text;
+    const auto [once, often] = counted_runs("replay_urandom", "1", "101");
     const bool notified = notifications(once) > 0;
     EXPECT_EQ(ptrace_stops(often) - ptrace_stops(once), notified ? 0 : 100) << often.stderr_text;
     EXPECT_EQ(notifications(often) - notifications(once), notified ? 100 : 0) << often.stderr_text;
-    const ProcessResult again = hermit_run({}, {guest, "101"});
+    const ProcessResult again = hermit_run({}, {guest_path("replay_urandom"), "101"});
     EXPECT_EQ(again.stdout_text, often.stdout_text);
 }
 
@@ -140,33 +153,25 @@ TEST(VirtIntegrationTest, ReadOnlyOpensOfOrdinaryFilesCostNoPtraceStop) {
 }
 
 TEST(VirtIntegrationTest, VdsoClockReadsCostNoStopAndStillAdvanceTheVirtualClock) {
-    const std::string guest = guest_path("virt_clock_spin");
-    const ProcessResult none = run_process({hermit_binary(), "--log=debug", "run", "--", guest, "0"});
-    const ProcessResult many = run_process({hermit_binary(), "--log=debug", "run", "--", guest, "5000"});
-    ASSERT_EQ(none.exit_status, 0) << none.stdout_text << none.stderr_text;
-    ASSERT_EQ(many.exit_status, 0) << many.stdout_text << many.stderr_text;
+    const auto [none, many] = counted_runs("virt_clock_spin", "0", "5000");
     EXPECT_EQ(ptrace_stops(many), ptrace_stops(none)) << many.stderr_text;
     // Each read advances the clock by one event step (1 us), as a trapped read did; a sleep shows at once.
     EXPECT_NE(many.stdout_text.find("5000 calls, then 999 spins for 1 ms\n"), std::string::npos)
         << many.stdout_text;
     EXPECT_NE(many.stdout_text.find("invalid clock -22\nslept 2 s or more\n"), std::string::npos);
-    EXPECT_EQ(hermit_run({}, {guest, "5000"}).stdout_text, many.stdout_text);
+    EXPECT_EQ(hermit_run({}, {guest_path("virt_clock_spin"), "5000"}).stdout_text, many.stdout_text);
 }
 
 // clock_gettime, gettimeofday, time, getrandom, uname, sysinfo, sched_getaffinity, getcpu, times and
 // getrusage as raw syscalls are answered from seccomp notifications: 100 rounds of each add no ptrace stop,
 // and the answers are the Virtualizer's, the same in every run.
 TEST(VirtIntegrationTest, HostAndClockQuestionsCostNoPtraceStop) {
-    const std::string guest = guest_path("virt_questions");
-    const ProcessResult none = run_process({hermit_binary(), "--log=debug", "run", "--", guest, "0"});
-    const ProcessResult many = run_process({hermit_binary(), "--log=debug", "run", "--", guest, "100"});
-    ASSERT_EQ(none.exit_status, 0) << none.stderr_text;
-    ASSERT_EQ(many.exit_status, 0) << many.stderr_text;
+    const auto [none, many] = counted_runs("virt_questions", "0", "100");
     EXPECT_NE(many.stdout_text.find("100 rounds: realtime 946684800."), std::string::npos)
         << many.stdout_text;
     EXPECT_NE(many.stdout_text.find("nodename hermit procs 1 affinity 3 cpu 0 node 0\n"), std::string::npos)
         << many.stdout_text;
-    EXPECT_EQ(hermit_run({}, {guest, "100"}).stdout_text, many.stdout_text);
+    EXPECT_EQ(hermit_run({}, {guest_path("virt_questions"), "100"}).stdout_text, many.stdout_text);
     if (notifications(none) == 0) {
         GTEST_SKIP()
             << "no seccomp user notifications (Linux before 5.19): each question costs a ptrace stop";
@@ -326,10 +331,8 @@ TEST_F(DirectoryListing, ChunksAreSortedAndIdenticalAcrossRunsWithTheKernelsFail
 
 TEST_F(DirectoryListing, ReadsCostNoPtraceStop) {
     const std::string guest = guest_path("virt_listing");
-    const ProcessResult once =
-        run_process({hermit_binary(), "--log=debug", "run", "--", guest, directory_, "1"});
-    const ProcessResult often =
-        run_process({hermit_binary(), "--log=debug", "run", "--", guest, directory_, "101"});
+    const ProcessResult once = counted_run({guest, directory_, "1"});
+    const ProcessResult often = counted_run({guest, directory_, "101"});
     ASSERT_EQ(once.exit_status, 0) << once.stderr_text;
     ASSERT_EQ(often.exit_status, 0) << often.stderr_text;
     EXPECT_EQ(often.stdout_text, once.stdout_text);
