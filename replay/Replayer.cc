@@ -283,10 +283,19 @@ std::string Replayer::guest_path_argument(tracer::Task& task, const tracer::Sysc
     const int dirfd =
         dirfd_argument < 0 ? AT_FDCWD : static_cast<int>(stop.args[static_cast<size_t>(dirfd_argument)]);
     auto guest_path = task.read_string(stop.args[path_argument]);
-    // A directory descriptor (or the cwd, after fchdir) may be the stand-in of a directory the guest made.
-    return guest_path
-               ? made_names_.guest_name(GuestDescriptors::absolute_path(task.host_pid(), dirfd, *guest_path))
-               : std::string();
+    if (!guest_path) {
+        return {};
+    }
+    if (guest_path->starts_with('/')) {
+        return GuestDescriptors::absolute_path(task.host_pid(), dirfd, *guest_path);
+    }
+    // The directory (the cwd, or a dirfd) may be the stand-in of a directory the guest made: the path is
+    // joined to the guest's name for it, so that ".." leads where it led when recorded.
+    const std::string directory = GuestDescriptors::absolute_path(task.host_pid(), dirfd, ".");
+    return directory.empty() ? directory
+                             : (std::filesystem::path(made_names_.guest_name(directory)) / *guest_path)
+                                   .lexically_normal()
+                                   .string();
 }
 
 tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -313,7 +322,7 @@ tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::Sy
     } else {
         replacement = replacement_for(resolved);
     }
-    return redirect_path(absolute, replacement, pending);
+    return redirect_path(task, stop, absolute, replacement, pending);
 }
 
 bool Replayer::gets_scratch_file(const std::string& absolute_path, uint64_t flags) const {
@@ -358,7 +367,7 @@ tracer::SyscallDecision Replayer::execute_file(tracer::Task& task, const tracer:
         auto guest_path = task.read_string(stop.args[tracer::path_argument(stop.number)]);
         replacement = executable_copy(*replacement, guest_path ? guest_path->size() : 0);
     }
-    return redirect_path(absolute, replacement, pending);
+    return redirect_path(task, stop, absolute, replacement, pending);
 }
 
 tracer::SyscallDecision Replayer::change_directory(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -367,7 +376,7 @@ tracer::SyscallDecision Replayer::change_directory(tracer::Task& task, const tra
         return emulate(task, stop, recorded.result);
     }
     const std::string directory = resolved_path_argument(task, stop).path;
-    return redirect_path(directory,
+    return redirect_path(task, stop, directory,
                          made_names_.is_directory(directory) ? std::optional(directory_stand_in(directory))
                                                              : std::nullopt,
                          pending);
@@ -401,15 +410,30 @@ std::filesystem::path Replayer::executable_copy(const std::filesystem::path& pro
     return copy;
 }
 
-tracer::SyscallDecision Replayer::redirect_path(const std::string& absolute,
-                                                const std::optional<std::filesystem::path>& replacement,
+tracer::SyscallDecision Replayer::redirect_path(tracer::Task& task, const tracer::SyscallStop& stop,
+                                                const std::string& absolute,
+                                                std::optional<std::filesystem::path> replacement,
                                                 PendingSyscall& pending) {
+    if (!replacement && !absolute.empty() && relative_to_stand_in(task, stop)) {
+        replacement = absolute;
+    }
     if (!replacement) {
         return tracer::SyscallDecision::pass();
     }
     spdlog::debug("replay: {} instead of {}", replacement->string(), absolute);
     pending.redirected = true;
     return tracer::SyscallDecision::replace_path(replacement->string());
+}
+
+bool Replayer::relative_to_stand_in(tracer::Task& task, const tracer::SyscallStop& stop) const {
+    const size_t argument = tracer::path_argument(stop.number);
+    const auto path = task.read_string(stop.args[argument]);
+    if (!path || path->starts_with('/')) {
+        return false;
+    }
+    const std::string directory = GuestDescriptors::absolute_path(
+        task.host_pid(), argument == 0 ? AT_FDCWD : static_cast<int>(stop.args[0]), ".");
+    return !directory.empty() && made_names_.guest_name(directory) != directory;
 }
 
 std::filesystem::path Replayer::new_scratch_path() {

@@ -114,10 +114,15 @@ private:
                                              const SyscallEvent& recorded, PendingSyscall& pending);
     // A copy of `program` for execve whose path has `path_length` characters, when that can be made.
     std::filesystem::path executable_copy(const std::filesystem::path& program, size_t path_length);
-    // The syscall opens or executes `replacement` instead, when there is one.
-    tracer::SyscallDecision redirect_path(const std::string& absolute,
-                                          const std::optional<std::filesystem::path>& replacement,
+    // The syscall opens or executes `replacement` instead, when there is one; `absolute` itself when the
+    // guest's path is relative to the stand-in of a directory the guest made (the kernel would take ".."
+    // to the stand-in's parent).
+    tracer::SyscallDecision redirect_path(tracer::Task& task, const tracer::SyscallStop& stop,
+                                          const std::string& absolute,
+                                          std::optional<std::filesystem::path> replacement,
                                           PendingSyscall& pending);
+    // The syscall's path argument is relative to a stand-in (the cwd or its dirfd).
+    bool relative_to_stand_in(tracer::Task& task, const tracer::SyscallStop& stop) const;
     // Keeps the scratch copies and the made names in step with an emulated name change.
     void change_path(tracer::Task& task, const tracer::SyscallStop& stop, const SyscallEvent& recorded);
     // A recorded link(`from`, `to`): both name the same scratch copy, or `to` the same symlink.

@@ -1,7 +1,8 @@
 // Names the guest makes and then uses: symlinks opened through (relative and absolute targets, to a
 // directory it made, to a system file, to a program it runs), a directory it made opened with O_DIRECTORY and
 // a file made in it from that descriptor, a hard link written and read through its new name, a directory
-// renamed with a file in it, a removed symlink. A replay must find them all without making any
+// renamed with a file in it, a removed symlink, and ".." out of a directory it made (the cwd). A replay
+// must find them all without making any
 // (docs/ARCHITECTURE.md, "Record and replay"). argv[1]: a scratch directory, left empty at the end. argv[2]:
 // how many times to open the file through the symlink.
 #define _GNU_SOURCE
@@ -120,6 +121,12 @@ int main(int argc, char** argv) {
     show("unlink", unlink("relative"));
     print_file("through the removed symlink", AT_FDCWD, "relative");
     print_file("through a symlink to it", AT_FDCWD, "chained");
+
+    show("chdir", chdir("new"));
+    print_file("from a directory made, by ..", AT_FDCWD, "../dir/made");
+    show("chdir", chdir("../dir"));
+    print_file("after a chdir by .. into another", AT_FDCWD, "made");
+    show("chdir", chdir(".."));
 
     close(directory);
     const char* names[] = {"absolute", "chained",   "dirlink",     "dir/inner",   "dir/made",
