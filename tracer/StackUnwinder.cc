@@ -1,5 +1,6 @@
 #include "StackUnwinder.h"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <libunwind-ptrace.h>
 
@@ -7,11 +8,64 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <type_traits>
 
 namespace hermit::tracer {
 
 namespace {
+
+// libunwind, loaded at the first unwind (`hermit analyze`) rather than linked: its libraries and liblzma
+// cost every start of hermit their loading and symbol lookups (about 0.5 ms on our VMs), and loaded after
+// libgcc_s its _Unwind_* functions cannot take C++ exceptions away from it.
+class LibUnwind {
+public:
+    // Null when libunwind cannot be loaded: no stacks then.
+    static const LibUnwind* get() {
+        static const std::optional<LibUnwind> loaded = load();
+        return loaded ? &*loaded : nullptr;
+    }
+
+    unw_accessors_t* accessors = nullptr;
+    decltype(&_UPT_create) create_context = nullptr;
+    decltype(&_UPT_destroy) destroy_context = nullptr;
+    decltype(&unw_create_addr_space) create_address_space = nullptr;
+    decltype(&unw_destroy_addr_space) destroy_address_space = nullptr;
+    decltype(&unw_init_remote) init_remote = nullptr;
+    decltype(&unw_get_reg) get_register = nullptr;
+    decltype(&unw_get_proc_name) get_procedure_name = nullptr;
+    decltype(&unw_step) step = nullptr;
+
+private:
+    static std::optional<LibUnwind> load() {
+        // libunwind-ptrace needs the unwinder's symbols without linking it: that goes first, global (after
+        // libgcc_s in the search order, which keeps C++ exceptions). The handles stay open for good.
+        void* unwinder = dlopen("libunwind-x86_64.so.8", RTLD_NOW | RTLD_GLOBAL);
+        void* library =
+            unwinder != nullptr ? dlopen("libunwind-ptrace.so.0", RTLD_NOW | RTLD_LOCAL) : nullptr;
+        if (library == nullptr) {
+            return std::nullopt;
+        }
+        LibUnwind functions;
+        bool complete = true;
+        auto bind_in = [&](void* handle, auto& function, const char* name) {
+            function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(handle, name));
+            complete = complete && function != nullptr;
+        };
+        bind_in(library, functions.accessors, "_UPT_accessors");
+        bind_in(library, functions.create_context, "_UPT_create");
+        bind_in(library, functions.destroy_context, "_UPT_destroy");
+        // The unw_* names are macros for these (libunwind-x86_64.h).
+        bind_in(unwinder, functions.create_address_space, "_Ux86_64_create_addr_space");
+        bind_in(unwinder, functions.destroy_address_space, "_Ux86_64_destroy_addr_space");
+        bind_in(unwinder, functions.init_remote, "_Ux86_64_init_remote");
+        bind_in(unwinder, functions.get_register, "_Ux86_64_get_reg");
+        bind_in(unwinder, functions.get_procedure_name, "_Ux86_64_get_proc_name");
+        bind_in(unwinder, functions.step, "_Ux86_64_step");
+        return complete ? std::optional(functions) : std::nullopt;
+    }
+};
 
 struct Mapping {
     uint64_t start = 0, end = 0, file_offset = 0;
@@ -110,32 +164,36 @@ void symbolize(std::vector<StackFrame>& frames, const std::vector<Mapping>& mapp
 
 std::vector<StackFrame> unwind_stack(pid_t host_tid, size_t max_frames) {
     std::vector<StackFrame> frames;
-    unw_addr_space_t address_space = unw_create_addr_space(&_UPT_accessors, 0);
+    const LibUnwind* unwind = LibUnwind::get();
+    if (unwind == nullptr) {
+        return frames;
+    }
+    unw_addr_space_t address_space = unwind->create_address_space(unwind->accessors, 0);
     if (address_space == nullptr) {
         return frames;
     }
-    void* context = _UPT_create(host_tid);
+    void* context = unwind->create_context(host_tid);
     unw_cursor_t cursor;
-    if (context != nullptr && unw_init_remote(&cursor, address_space, context) == 0) {
+    if (context != nullptr && unwind->init_remote(&cursor, address_space, context) == 0) {
         do {
             unw_word_t pc = 0;
-            if (unw_get_reg(&cursor, UNW_REG_IP, &pc) != 0 || pc == 0) {
+            if (unwind->get_register(&cursor, UNW_REG_IP, &pc) != 0 || pc == 0) {
                 break;
             }
             StackFrame frame;
             frame.pc = pc;
             char name[512];
             unw_word_t offset = 0;
-            if (unw_get_proc_name(&cursor, name, sizeof name, &offset) == 0) {
+            if (unwind->get_procedure_name(&cursor, name, sizeof name, &offset) == 0) {
                 frame.function = name;
             }
             frames.push_back(std::move(frame));
-        } while (frames.size() < max_frames && unw_step(&cursor) > 0);
+        } while (frames.size() < max_frames && unwind->step(&cursor) > 0);
     }
     if (context != nullptr) {
-        _UPT_destroy(context);
+        unwind->destroy_context(context);
     }
-    unw_destroy_addr_space(address_space);
+    unwind->destroy_address_space(address_space);
     symbolize(frames, read_file_mappings(host_tid));
     for (auto& frame : frames) {
         if (frame.function.empty()) {
