@@ -39,7 +39,7 @@ int run_gui_module(const gui::GuiRequest& request) {
     return run(&request);
 }
 
-int run_gui_command(const GuiArguments& arguments) {
+int run_gui_command(const GuiArguments& arguments, const std::string& log_level) {
     if (!arguments.recording.empty() && !arguments.diff.empty()) {
         throw Error(ErrorCode::UsageError, "give either a recording or --diff A B, not both");
     }
@@ -57,6 +57,7 @@ int run_gui_command(const GuiArguments& arguments) {
         request.screenshot = arguments.screenshot;
     }
     request.syscall_names = tracer_syscall_names();
+    request.log_level = log_level;
     return run_gui_module(request);
 }
 
@@ -78,7 +79,7 @@ void add_gui_command(CLI::App& app, CommandContext& context) {
     command->footer("Without a display, use --screenshot (or QT_QPA_PLATFORM=offscreen); otherwise E080.");
     command->callback([&context, arguments] {
         apply_global_options(context.global);
-        context.exit_status = run_gui_command(*arguments);
+        context.exit_status = run_gui_command(*arguments, context.global.log_level);
     });
 }
 

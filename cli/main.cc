@@ -1,9 +1,7 @@
 #include "Commands.h"
 
 #include "formats/Error.h"
-
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
+#include "formats/Logging.h"
 
 #include <cstdio>
 
@@ -13,12 +11,7 @@ void apply_global_options(const GlobalOptions& global) {
     if (global.backend != "ptrace") {
         throw Error(ErrorCode::BackendUnavailable, global.backend);
     }
-    // Diagnostics go to stderr so the guest's stdout stays byte-identical.
-    if (spdlog::get("hermit") == nullptr) {
-        spdlog::set_default_logger(spdlog::stderr_logger_st("hermit"));
-    }
-    spdlog::set_level(spdlog::level::from_str(global.log_level));
-    spdlog::set_pattern("hermit: [%l] %v");
+    log_to_stderr(global.log_level);
 }
 
 namespace {

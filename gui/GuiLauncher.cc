@@ -4,6 +4,7 @@
 #include "MainWindow.h"
 
 #include "formats/Error.h"
+#include "formats/Logging.h"
 #include "formats/Recording.h"
 
 #include <QApplication>
@@ -119,6 +120,7 @@ std::string display_problem() {
 }
 
 int run_gui(const GuiRequest& request) {
+    log_to_stderr(request.log_level);
     if (request.diff ? request.recordings.size() != 2 : request.recordings.size() > 1) {
         throw Error(ErrorCode::UsageError,
                     request.diff ? "--diff takes two recordings" : "give at most one recording");

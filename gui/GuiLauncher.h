@@ -22,6 +22,7 @@ struct GuiRequest {
     int screenshot_width = 1400;
     int screenshot_height = 800;
     hermit::SyscallNameLookup syscall_names;
+    std::string log_level = "warn"; // hermit's --log, for the module's own logger (formats/Logging.h)
 };
 
 // Why no window can be shown here (no DISPLAY, no X socket...), or empty when one can.
