@@ -287,15 +287,20 @@ std::string Replayer::guest_path_argument(tracer::Task& task, const tracer::Sysc
         return {};
     }
     if (guest_path->starts_with('/')) {
-        return GuestDescriptors::absolute_path(task.host_pid(), dirfd, *guest_path);
+        // A stand-in's own name, which the guest can read from /proc, names the directory it stands for.
+        return made_names_.guest_name(GuestDescriptors::absolute_path(task.host_pid(), dirfd, *guest_path));
     }
     // The directory (the cwd, or a dirfd) may be the stand-in of a directory the guest made: the path is
     // joined to the guest's name for it, so that ".." leads where it led when recorded.
-    const std::string directory = GuestDescriptors::absolute_path(task.host_pid(), dirfd, ".");
+    const std::string directory = start_directory(task, dirfd);
     return directory.empty() ? directory
                              : (std::filesystem::path(made_names_.guest_name(directory)) / *guest_path)
                                    .lexically_normal()
                                    .string();
+}
+
+std::string Replayer::start_directory(tracer::Task& task, int dirfd) {
+    return GuestDescriptors::absolute_path(task.host_pid(), dirfd, ".");
 }
 
 tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -431,8 +436,8 @@ bool Replayer::relative_to_stand_in(tracer::Task& task, const tracer::SyscallSto
     if (!path || path->starts_with('/')) {
         return false;
     }
-    const std::string directory = GuestDescriptors::absolute_path(
-        task.host_pid(), argument == 0 ? AT_FDCWD : static_cast<int>(stop.args[0]), ".");
+    const std::string directory =
+        start_directory(task, argument == 0 ? AT_FDCWD : static_cast<int>(stop.args[0]));
     return !directory.empty() && made_names_.guest_name(directory) != directory;
 }
 

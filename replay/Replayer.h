@@ -123,6 +123,8 @@ private:
                                           PendingSyscall& pending);
     // The syscall's path argument is relative to a stand-in (the cwd or its dirfd).
     bool relative_to_stand_in(tracer::Task& task, const tracer::SyscallStop& stop) const;
+    // Where the kernel starts a relative path: the host path of the cwd (AT_FDCWD) or of `dirfd`.
+    static std::string start_directory(tracer::Task& task, int dirfd);
     // Keeps the scratch copies and the made names in step with an emulated name change.
     void change_path(tracer::Task& task, const tracer::SyscallStop& stop, const SyscallEvent& recorded);
     // A recorded link(`from`, `to`): both name the same scratch copy, or `to` the same symlink.
