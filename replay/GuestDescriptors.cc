@@ -1,5 +1,7 @@
 #include "GuestDescriptors.h"
 
+#include "tracer/ProcFs.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,11 +20,8 @@ std::string proc_fd_path(pid_t host_pid, int fd) {
 } // namespace
 
 std::optional<ObjectIdentity> GuestDescriptors::identity(pid_t host_pid, int fd) {
-    struct stat info {};
-    if (stat(proc_fd_path(host_pid, fd).c_str(), &info) != 0) {
-        return std::nullopt;
-    }
-    return ObjectIdentity{info.st_dev, info.st_ino};
+    const auto object = tracer::procfs::descriptor_object(host_pid, fd);
+    return object ? std::optional(ObjectIdentity{object->first, object->second}) : std::nullopt;
 }
 
 bool GuestDescriptors::is_stream(pid_t host_pid, int fd) {

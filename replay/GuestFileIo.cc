@@ -30,6 +30,24 @@ bool is_file_io(int number) {
            number == SYS_lseek;
 }
 
+// A name found to be missing (GuestPathLookup::Found::missing): the kernel's ENOENT or ENOTDIR; nullopt
+// when that cannot be told here.
+std::optional<GuestFileIo::Done> missing_answer(const tracer::virt::GuestPathLookup::Found& found) {
+    return found.missing != 0 ? std::optional(GuestFileIo::Done{-found.missing, {}}) : std::nullopt;
+}
+
+// What the path at `path_address` (from `dirfd`) names for a guest thread with hermit's credentials;
+// nullopt for an empty or unreadable path or another guest, left to the kernel.
+std::optional<tracer::virt::GuestPathLookup::Found> find_named(tracer::Task& task, int dirfd,
+                                                               uint64_t path_address, bool follow) {
+    using tracer::virt::GuestPathLookup;
+    const auto path = GuestPathLookup::read_path(task, path_address);
+    if (!path || path->empty() || !GuestPathLookup::shares_credentials(task)) {
+        return std::nullopt;
+    }
+    return GuestPathLookup::find(task, dirfd, *path, follow);
+}
+
 GuestFileIo::Done read_into_guest(tracer::Task& task, const tracer::SyscallStop& stop, int file,
                                   const struct stat& info) {
     const bool at_offset = stop.number == SYS_pread64;
@@ -83,14 +101,14 @@ std::optional<GuestFileIo::Done> read_link(tracer::Task& task, const tracer::Sys
     const auto path = tracer::virt::GuestPathLookup::read_path(task, path_address);
     // A trailing slash makes the kernel follow the link: left to it.
     if (size <= 0 || !path || path->empty() || path->ends_with('/') ||
-        !tracer::virt::GuestPathLookup::shares_credentials(task.host_tid())) {
+        !tracer::virt::GuestPathLookup::shares_credentials(task)) {
         return std::nullopt;
     }
     const tracer::virt::GuestPathLookup::Found found =
         tracer::virt::GuestPathLookup::find(task, dirfd, *path, false);
     const UniqueFd& link = found.file;
     if (link.get() < 0) {
-        return found.missing != 0 ? std::optional(GuestFileIo::Done{-found.missing, {}}) : std::nullopt;
+        return missing_answer(found);
     }
     struct stat info {};
     if (fstat(link.get(), &info) != 0) {
@@ -124,14 +142,15 @@ std::optional<GuestFileIo::Done> get_attribute(tracer::Task& task, const tracer:
     const auto name = task.read_string(stop.args[1], XATTR_NAME_MAX + 1);
     const uint64_t size = stop.args[3];
     if (!path || path->empty() || !name || name->size() > XATTR_NAME_MAX || name->starts_with("trusted.") ||
-        size > XATTR_SIZE_MAX || !GuestPathLookup::shares_credentials(task.host_tid())) {
+        size > XATTR_SIZE_MAX || !GuestPathLookup::shares_credentials(task)) {
         return std::nullopt;
     }
+    const GuestPathLookup::AsGuest guest_permissions; // for the lookup and the read
     const GuestPathLookup::Found found =
         GuestPathLookup::find(task, AT_FDCWD, *path, stop.number == SYS_getxattr);
     struct stat info {};
     if (found.file.get() < 0) {
-        return found.missing != 0 ? std::optional(GuestFileIo::Done{-found.missing, {}}) : std::nullopt;
+        return missing_answer(found);
     }
     if (fstat(found.file.get(), &info) != 0 || S_ISLNK(info.st_mode)) {
         return std::nullopt;
@@ -181,15 +200,13 @@ std::optional<GuestFileIo::Done> check_access(tracer::Task& task, const tracer::
     if ((mode & ~uint64_t{S_IRWXO}) != 0 || (flags & ~kKnownFlags) != 0) {
         return std::nullopt;
     }
-    const auto path = tracer::virt::GuestPathLookup::read_path(task, path_address);
-    if (!path || path->empty() || !tracer::virt::GuestPathLookup::shares_credentials(task.host_tid()) ||
-        ((flags & AT_EACCESS) == 0 && !tracer::procfs::real_ids_are_effective(task.host_tid()))) {
+    if ((flags & AT_EACCESS) == 0 && !task.has_hermit_credentials() &&
+        !tracer::procfs::real_ids_are_effective(task.host_tid())) {
         return std::nullopt;
     }
-    const tracer::virt::GuestPathLookup::Found found =
-        tracer::virt::GuestPathLookup::find(task, dirfd, *path, (flags & AT_SYMLINK_NOFOLLOW) == 0);
-    if (found.file.get() < 0) {
-        return found.missing != 0 ? std::optional(GuestFileIo::Done{-found.missing, {}}) : std::nullopt;
+    const auto found = find_named(task, dirfd, path_address, (flags & AT_SYMLINK_NOFOLLOW) == 0);
+    if (!found || found->file.get() < 0) {
+        return found ? missing_answer(*found) : std::nullopt;
     }
     return mode == F_OK ? std::optional(GuestFileIo::Done{0, {}}) : std::nullopt;
 }
@@ -198,16 +215,8 @@ std::optional<GuestFileIo::Done> check_access(tracer::Task& task, const tracer::
 // as the guest's kernel finds it before anything else; nullopt for a program that is there, which the
 // kernel runs.
 std::optional<GuestFileIo::Done> execute_missing(tracer::Task& task, const tracer::SyscallStop& stop) {
-    const auto path = tracer::virt::GuestPathLookup::read_path(task, stop.args[0]);
-    if (!path || path->empty() || !tracer::virt::GuestPathLookup::shares_credentials(task.host_tid())) {
-        return std::nullopt;
-    }
-    const tracer::virt::GuestPathLookup::Found found =
-        tracer::virt::GuestPathLookup::find(task, AT_FDCWD, *path, true);
-    if (found.file.get() >= 0 || found.missing == 0) {
-        return std::nullopt;
-    }
-    return GuestFileIo::Done{-found.missing, {}};
+    const auto found = find_named(task, AT_FDCWD, stop.args[0], true);
+    return found && found->file.get() < 0 ? missing_answer(*found) : std::nullopt;
 }
 
 // unlink, rmdir, mkdir, link, rename and symlink (and their *at forms), done by the tracer in the directories
@@ -221,9 +230,10 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
         const auto path = GuestPathLookup::read_path(task, path_address);
         return path ? GuestPathLookup::parent_of(task, directory, *path) : std::nullopt;
     };
-    if (!GuestPathLookup::shares_credentials(task.host_tid())) {
+    if (!GuestPathLookup::shares_credentials(task)) {
         return std::nullopt;
     }
+    const GuestPathLookup::AsGuest guest_permissions; // for the lookups and the change
     // A directory on the way names nothing: the kernel's ENOENT or ENOTDIR, the first path's first.
     auto missing = [](const std::optional<GuestPathLookup::Parent>& name) {
         return name && name->directory.get() < 0 ? std::optional(GuestFileIo::Done{-name->missing, {}})
@@ -309,11 +319,15 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
 // guest's too unless it changed its root; nullopt for anything else (a deleted directory, a path too long
 // for a page).
 std::optional<GuestFileIo::Done> working_directory(tracer::Task& task, const tracer::SyscallStop& stop) {
+    // Hermit's root does not change while it runs.
+    static const std::optional<ObjectIdentity> own_root = [] {
+        struct stat root {};
+        return stat("/", &root) == 0 ? std::optional(ObjectIdentity{root.st_dev, root.st_ino}) : std::nullopt;
+    }();
     const std::string process = "/proc/" + std::to_string(task.host_tid());
     struct stat guest_root {};
-    struct stat own_root {};
-    if (stat((process + "/root").c_str(), &guest_root) != 0 || stat("/", &own_root) != 0 ||
-        guest_root.st_dev != own_root.st_dev || guest_root.st_ino != own_root.st_ino) {
+    if (!own_root || stat((process + "/root").c_str(), &guest_root) != 0 ||
+        ObjectIdentity{guest_root.st_dev, guest_root.st_ino} != *own_root) {
         return std::nullopt;
     }
     std::vector<uint8_t> path(PATH_MAX);
@@ -338,12 +352,12 @@ std::optional<GuestFileIo::Done> working_directory(tracer::Task& task, const tra
     return done;
 }
 
-// An ioctl that only reports the state of the guest's descriptor (terminal attributes, window size,
-// queued bytes), asked of hermit's duplicate of it, which names the same open file. Not TIOCGPGRP: its
-// answer is a process group id as hermit's pid namespace numbers it.
+// An ioctl that only reports the state of the guest's descriptor, asked of hermit's duplicate of it, which
+// names the same open file. Not TIOCGPGRP: its answer is a process group id as hermit's pid namespace
+// numbers it.
 std::optional<GuestFileIo::Done> query_descriptor(tracer::Task& task, const tracer::SyscallStop& stop) {
     const uint64_t request = stop.args[1];
-    if (request != TCGETS && request != TIOCGWINSZ && request != FIONREAD) {
+    if (!GuestFileIo::reports_state(request) || request == TIOCGPGRP) {
         return std::nullopt;
     }
     UniqueFd file = tracer::duplicate_guest_descriptor(task.host_pid(), static_cast<int>(stop.args[0]));
@@ -368,6 +382,10 @@ std::optional<GuestFileIo::Done> query_descriptor(tracer::Task& task, const trac
 }
 
 } // namespace
+
+bool GuestFileIo::reports_state(uint64_t request) {
+    return request == TCGETS || request == TIOCGWINSZ || request == FIONREAD || request == TIOCGPGRP;
+}
 
 const std::set<int>& GuestFileIo::name_changes() {
     static const std::set<int> numbers = {SYS_unlink,   SYS_unlinkat,  SYS_rmdir,   SYS_mkdir,

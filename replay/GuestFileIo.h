@@ -39,6 +39,11 @@ public:
     static std::optional<Done> perform(tracer::Task& task, const tracer::SyscallStop& stop,
                                        const std::function<bool(const ObjectIdentity&)>& accept);
 
+    // An ioctl request that only reports the state of a descriptor (terminal attributes, window size,
+    // queued bytes, the terminal's foreground process group): a replay answers it from the log. Every
+    // other request may change the process (FIOCLEX, terminal modes) and runs for real.
+    static bool reports_state(uint64_t request);
+
     // unlink, rmdir, mkdir, link, rename and symlink, and their *at forms (renameat2 too).
     static const std::set<int>& name_changes();
 

@@ -12,10 +12,8 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -53,14 +51,8 @@ bool arguments_match(const SyscallEvent& recorded, const SyscallEvent& replayed)
                       replayed.args.begin());
 }
 
-// ioctls that only report state (terminal attributes, window size, queued bytes): emulated from the log.
-// Every other request may change the process (FIOCLEX, terminal modes) and runs for real.
 bool opens_for_writing(uint64_t flags) {
     return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) != 0;
-}
-
-bool reads_state(uint64_t request) {
-    return request == TCGETS || request == TIOCGWINSZ || request == FIONREAD || request == TIOCGPGRP;
 }
 
 std::optional<std::vector<char>> file_contents(const std::filesystem::path& path) {
@@ -234,7 +226,7 @@ tracer::SyscallDecision Replayer::seek(tracer::Task& task, const tracer::Syscall
 tracer::SyscallDecision Replayer::emulate_input(tracer::Task& task, const tracer::SyscallStop& stop,
                                                 const SyscallEvent& recorded) {
     // Results the Virtualizer produced (clock, random, /dev/urandom) are recomputed by it.
-    if (recorded.emulated || (stop.number == SYS_ioctl && !reads_state(stop.args[1]))) {
+    if (recorded.emulated || (stop.number == SYS_ioctl && !GuestFileIo::reports_state(stop.args[1]))) {
         return tracer::SyscallDecision::pass();
     }
     for (const MemoryWrite& write : recorded.memory_writes) {

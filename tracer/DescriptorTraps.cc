@@ -1,5 +1,6 @@
 #include "DescriptorTraps.h"
 
+#include "ProcFs.h"
 #include "ReceivedDescriptors.h"
 #include "SeccompFilter.h"
 #include "Task.h"
@@ -8,7 +9,6 @@
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include <fmt/ranges.h>
@@ -43,17 +43,6 @@ const std::set<int> kStoresDescriptors = {SYS_pipe, SYS_pipe2, SYS_socketpair, S
 // implicitly by a first send): it is trapped then. A program that only tries to reach a daemon (glibc's
 // nscd lookups) then leaves no trapped number behind for its files.
 const std::set<int> kConnectsSocket = {SYS_connect, SYS_bind, SYS_sendto, SYS_sendmsg};
-
-// The pipe (both ends are one inode of pipefs) or other object that descriptor `fd` of process `host_pid`
-// names; nullopt when it is not open.
-std::optional<std::pair<dev_t, ino_t>> object_of(pid_t host_pid, int fd) {
-    struct stat info {};
-    const std::string link = "/proc/" + std::to_string(host_pid) + "/fd/" + std::to_string(fd);
-    if (stat(link.c_str(), &info) != 0) {
-        return std::nullopt;
-    }
-    return std::make_pair(info.st_dev, info.st_ino);
-}
 
 } // namespace
 
@@ -138,7 +127,7 @@ void DescriptorTraps::on_exit(Task& task, const SyscallStop& stop, int64_t& resu
     std::set<int>& trapped = trapped_[task.pid()];
     std::vector<int> made = made_descriptors(task, stop, result);
     if (stop.number == SYS_pipe || stop.number == SYS_pipe2) {
-        if (const auto pipe = made.empty() ? std::nullopt : object_of(task.host_pid(), made.front())) {
+        if (const auto pipe = made.empty() ? std::nullopt : procfs::descriptor_object(task.host_pid(), made.front())) {
             guest_pipes_.insert(*pipe);
         }
     }
@@ -162,7 +151,7 @@ bool DescriptorTraps::guest_pipe(pid_t host_pid, int fd) const {
     if (guest_pipes_.empty() || received_numbers_.contains(fd)) {
         return false;
     }
-    const auto object = object_of(host_pid, fd);
+    const auto object = procfs::descriptor_object(host_pid, fd);
     return object && guest_pipes_.contains(*object);
 }
 

@@ -283,7 +283,8 @@ LaunchedGuest start(const LaunchOptions& options, long ptrace_options) {
         waitpid(child, &status, 0);
         throw Error(ErrorCode::NamespaceUnavailable, "the guest's setup process failed");
     }
-    LaunchedGuest launched{child, in_namespaces, {}};
+    const bool ids_effective = getuid() == geteuid() && getgid() == getegid();
+    LaunchedGuest launched{child, in_namespaces, in_namespaces && ids_effective, {}};
     if (traced && ptrace(PTRACE_SEIZE, launched.guest, nullptr, ptrace_options) != 0) {
         int error = errno;
         kill(launched.guest, SIGKILL);

@@ -50,6 +50,10 @@ struct LaunchOptions {
 struct LaunchedGuest {
     pid_t guest = 0; // host pid of the guest program
     bool in_namespaces = false;
+    // The guest's user namespace maps hermit's own uid and gid only, and they are also hermit's effective
+    // ids: every guest thread's credentials are hermit's, for good (a setuid or setgid exec cannot change
+    // them to an id the namespace does not map).
+    bool has_hermit_credentials = false;
     // The listener of options.notifying_filter; invalid without one.
     UniqueFd notifications;
 };

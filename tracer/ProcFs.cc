@@ -3,6 +3,7 @@
 #include "formats/FileIo.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -175,6 +176,15 @@ std::string executable_path(pid_t host_tid) {
     char buffer[PATH_MAX];
     ssize_t length = readlink(proc_path(host_tid, "exe").c_str(), buffer, sizeof buffer - 1);
     return length > 0 ? std::string(buffer, static_cast<size_t>(length)) : std::string();
+}
+
+std::optional<std::pair<dev_t, ino_t>> descriptor_object(pid_t host_pid, int fd) {
+    struct stat info {};
+    const std::string link = "/proc/" + std::to_string(host_pid) + "/fd/" + std::to_string(fd);
+    if (stat(link.c_str(), &info) != 0) {
+        return std::nullopt;
+    }
+    return std::make_pair(info.st_dev, info.st_ino);
 }
 
 std::vector<std::string> command_line(pid_t host_tid) {

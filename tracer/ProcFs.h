@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hermit::tracer::procfs {
@@ -40,6 +41,9 @@ bool real_ids_are_effective(pid_t host_tid);
 // The thread's umask, or nullopt when it is gone.
 std::optional<mode_t> file_creation_mask(pid_t host_tid);
 std::string executable_path(pid_t host_tid);
+// The device and inode of the object descriptor `fd` of a process names (both ends of a pipe are one inode
+// of pipefs), from a stat of /proc/<pid>/fd/<fd>; nullopt when it is not open.
+std::optional<std::pair<dev_t, ino_t>> descriptor_object(pid_t host_pid, int fd);
 // The child processes of a process (of any of its threads), by host pid.
 std::vector<pid_t> child_processes(pid_t host_pid);
 // The process group of a process, or 0 when it is gone.

@@ -294,8 +294,8 @@ struct Session::State {
             ids.pid = ids.host_pid;
         }
         Thread& thread = threads[host_tid];
-        thread.task =
-            std::make_unique<Task>(host_tid, ids.host_pid == 0 ? host_tid : ids.host_pid, ids.tid, ids.pid);
+        thread.task = std::make_unique<Task>(host_tid, ids.host_pid == 0 ? host_tid : ids.host_pid, ids.tid,
+                                             ids.pid, launched.has_hermit_credentials);
         thread.state = state;
         policy->on_thread_start(ids.tid);
         return thread;
@@ -905,7 +905,8 @@ struct Session::State {
                 holder = leader;
             }
         }
-        thread.task = std::make_unique<Task>(leader, leader, thread.task->tid(), thread.task->pid());
+        thread.task = std::make_unique<Task>(leader, leader, thread.task->tid(), thread.task->pid(),
+                                             launched.has_hermit_credentials);
         thread.state = ThreadState::Running;
         thread.exit_reported = false;
         // When another thread exec'd, this entry was the old leader's: its exit, and the syscall entry it

@@ -38,8 +38,9 @@ bool at_syscall_exit(pid_t tid) {
 
 } // namespace
 
-Task::Task(pid_t host_tid, pid_t host_pid, int32_t guest_tid, int32_t guest_pid)
-    : host_tid_(host_tid), host_pid_(host_pid), guest_tid_(guest_tid), guest_pid_(guest_pid) {}
+Task::Task(pid_t host_tid, pid_t host_pid, int32_t guest_tid, int32_t guest_pid, bool has_hermit_credentials)
+    : host_tid_(host_tid), host_pid_(host_pid), guest_tid_(guest_tid), guest_pid_(guest_pid),
+      has_hermit_credentials_(has_hermit_credentials) {}
 
 const user_regs_struct& Task::registers() {
     if (!registers_valid_) {

@@ -16,12 +16,16 @@ namespace hermit::tracer {
 
 class Task : public GuestMemory {
 public:
-    Task(pid_t host_tid, pid_t host_pid, int32_t guest_tid, int32_t guest_pid);
+    Task(pid_t host_tid, pid_t host_pid, int32_t guest_tid, int32_t guest_pid,
+         bool has_hermit_credentials = false);
 
     pid_t host_tid() const { return host_tid_; }
     pid_t host_pid() const { return host_pid_; }
     int32_t tid() const { return guest_tid_; }
     int32_t pid() const { return guest_pid_; }
+    // Its credentials are hermit's and cannot change (LaunchedGuest::has_hermit_credentials); false when
+    // not known, which callers check through /proc.
+    bool has_hermit_credentials() const { return has_hermit_credentials_; }
 
     // Registers at the current stop (read once per stop).
     const user_regs_struct& registers();
@@ -48,6 +52,7 @@ private:
     pid_t host_pid_;
     int32_t guest_tid_;
     int32_t guest_pid_;
+    bool has_hermit_credentials_;
     user_regs_struct registers_{};
     bool registers_valid_ = false;
     bool registers_dirty_ = false;

@@ -14,6 +14,7 @@ add_executable(tracer_virt_tests
   virt/VdsoPatcherTest.cc
   virt/AuxiliaryVectorTest.cc
   virt/HostProbeTest.cc
-  virt/VirtualFilesTest.cc)
+  virt/VirtualFilesTest.cc
+  virt/GuestPathLookupTest.cc)
 target_link_libraries(tracer_virt_tests PRIVATE hermit_tracer GTest::gtest_main)
 gtest_discover_tests(tracer_virt_tests DISCOVERY_TIMEOUT 60)

@@ -107,10 +107,11 @@ std::optional<GuestOpen::Opened> GuestOpen::open(Task& task, const SyscallStop& 
     }
     const bool at_directory = stop.number == SYS_openat;
     const auto path = GuestPathLookup::read_path(task, stop.args[at_directory ? 1 : 0]);
-    if (!path || path->empty() || !GuestPathLookup::shares_credentials(task.host_tid())) {
+    if (!path || path->empty() || !GuestPathLookup::shares_credentials(task)) {
         return std::nullopt;
     }
     const int dirfd = at_directory ? static_cast<int>(stop.args[0]) : AT_FDCWD;
+    const GuestPathLookup::AsGuest guest_permissions; // for the lookup and the open
     if ((flags_of(stop) & O_CREAT) != 0) {
         const std::optional<GuestPathLookup::Parent> parent = GuestPathLookup::parent_of(task, dirfd, *path);
         const std::optional<mode_t> mask = procfs::file_creation_mask(task.host_tid());

@@ -19,62 +19,61 @@
 namespace hermit::tracer::virt {
 namespace {
 
-// The capabilities that let hermit find files the guest may not: those that override file permissions.
-constexpr uint32_t kLookupOverrides = (1U << CAP_DAC_OVERRIDE) | (1U << CAP_DAC_READ_SEARCH);
-// And those that let it change names the guest may not (a sticky directory, a protected hard link).
-constexpr uint32_t kChangeOverrides = kLookupOverrides | (1U << CAP_FOWNER);
+// The capabilities that let hermit find files the guest may not (those that override file permissions) or
+// change names the guest may not (a sticky directory, a protected hard link).
+constexpr uint32_t kOverrides = (1U << CAP_DAC_OVERRIDE) | (1U << CAP_DAC_READ_SEARCH) | (1U << CAP_FOWNER);
 
-// For its lifetime, this thread does without the capabilities `overrides` (of the first 32): the guest has
-// the same uid and groups as hermit but maybe not its capabilities.
-// Hermit's capabilities do not change while it runs, so they are read once (a lookup is on the hot path of
-// every stat the guest makes).
-class WithoutPermissionOverride {
-public:
-    explicit WithoutPermissionOverride(uint32_t overrides = kLookupOverrides) {
-        const Capabilities& own = capabilities();
-        if (!own.known) {
-            return;
-        }
-        if ((own.data[0].effective & overrides) == 0) {
-            dropped_or_absent_ = true;
-            return;
-        }
-        __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-        __user_cap_data_struct reduced[2] = {own.data[0], own.data[1]};
-        reduced[0].effective &= ~overrides;
-        changed_ = syscall(SYS_capset, &header, reduced) == 0;
-        dropped_or_absent_ = changed_;
-    }
-    ~WithoutPermissionOverride() {
-        if (changed_) {
-            __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-            syscall(SYS_capset, &header, capabilities().data);
-        }
-    }
-    WithoutPermissionOverride(const WithoutPermissionOverride&) = delete;
-    WithoutPermissionOverride& operator=(const WithoutPermissionOverride&) = delete;
-
-    bool holds() const { return dropped_or_absent_; }
-
-private:
-    struct Capabilities {
-        bool known = false;
-        __user_cap_data_struct data[2]{};
-    };
-
-    static const Capabilities& capabilities() {
-        static const Capabilities own = [] {
-            Capabilities read;
-            __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-            read.known = syscall(SYS_capget, &header, read.data) == 0;
-            return read;
-        }();
-        return own;
-    }
-
-    bool changed_ = false;
-    bool dropped_or_absent_ = false;
+struct Capabilities {
+    bool known = false;
+    __user_cap_data_struct data[2]{};
 };
+
+// Hermit's capabilities do not change while it runs, so they are read once.
+const Capabilities& own_capabilities() {
+    static const Capabilities own = [] {
+        Capabilities read;
+        __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+        read.known = syscall(SYS_capget, &header, read.data) == 0;
+        return read;
+    }();
+    return own;
+}
+
+// The outermost AsGuest scope of this thread: how many are open, and whether the overrides are off.
+thread_local int open_scopes = 0;
+thread_local bool overrides_off = false;
+
+} // namespace
+
+GuestPathLookup::AsGuest::AsGuest() {
+    if (open_scopes++ > 0) {
+        return;
+    }
+    const Capabilities& own = own_capabilities();
+    overrides_off = own.known && (own.data[0].effective & kOverrides) == 0;
+    if (!own.known || overrides_off) {
+        return;
+    }
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct reduced[2] = {own.data[0], own.data[1]};
+    reduced[0].effective &= ~kOverrides;
+    changed_ = syscall(SYS_capset, &header, reduced) == 0;
+    overrides_off = changed_;
+}
+
+GuestPathLookup::AsGuest::~AsGuest() {
+    --open_scopes;
+    if (changed_) {
+        __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+        syscall(SYS_capset, &header, own_capabilities().data);
+    }
+}
+
+bool GuestPathLookup::AsGuest::holds() const {
+    return overrides_off;
+}
+
+namespace {
 
 // Where the guest's kernel starts the lookup: its root for absolute paths, else its working directory or
 // the dirfd.
@@ -91,7 +90,7 @@ UniqueFd open_path(const UniqueFd& start, const std::string& path, uint64_t flag
     open_how how{};
     how.flags = O_PATH | O_CLOEXEC | flags;
     how.resolve = resolve | (absolute ? RESOLVE_IN_ROOT : RESOLVE_BENEATH);
-    const WithoutPermissionOverride guest_permissions;
+    const GuestPathLookup::AsGuest guest_permissions;
     if (!guest_permissions.holds()) {
         errno = EPERM;
         return UniqueFd{};
@@ -128,6 +127,7 @@ std::optional<std::string> GuestPathLookup::read_path(Task& task, uint64_t addre
 
 GuestPathLookup::Found GuestPathLookup::find(const Task& task, int dirfd, const std::string& path,
                                              bool follow) {
+    const AsGuest guest_permissions; // one capability change for both walks
     const bool absolute = path.starts_with('/');
     UniqueFd start = lookup_start(task, dirfd, absolute);
     if (path.empty()) {
@@ -161,7 +161,7 @@ std::optional<GuestPathLookup::Parent> GuestPathLookup::parent_of(const Task& ta
 }
 
 int GuestPathLookup::change_as_guest(const std::function<int()>& change) {
-    const WithoutPermissionOverride guest_permissions(kChangeOverrides);
+    const AsGuest guest_permissions;
     if (!guest_permissions.holds()) {
         return -EPERM;
     }
@@ -175,12 +175,15 @@ int GuestPathLookup::create_as_guest(mode_t mask, const std::function<int()>& cr
     return result;
 }
 
-bool GuestPathLookup::shares_credentials(pid_t host_tid) {
+bool GuestPathLookup::shares_credentials(const Task& task) {
+    if (task.has_hermit_credentials()) {
+        return true;
+    }
     static const uid_t own_uid = geteuid();
     static const gid_t own_gid = getegid();
     struct stat process {};
-    return stat(("/proc/" + std::to_string(host_tid)).c_str(), &process) == 0 && process.st_uid == own_uid &&
-           process.st_gid == own_gid;
+    return stat(("/proc/" + std::to_string(task.host_tid())).c_str(), &process) == 0 &&
+           process.st_uid == own_uid && process.st_gid == own_gid;
 }
 
 } // namespace hermit::tracer::virt

@@ -28,6 +28,23 @@ namespace hermit::tracer::virt {
 
 class GuestPathLookup {
 public:
+    // For its lifetime, this thread goes without hermit's capabilities that override file permissions or
+    // ownership: the guest has the same uid and groups as hermit but maybe not its capabilities. Scopes
+    // nest, and only the outermost changes the capabilities: a caller that makes several lookups and
+    // changes for one guest syscall holds one scope around them and pays for one change and its undoing.
+    class AsGuest {
+    public:
+        AsGuest();
+        ~AsGuest();
+        AsGuest(const AsGuest&) = delete;
+        AsGuest& operator=(const AsGuest&) = delete;
+        // The overrides are off (or hermit never had them).
+        bool holds() const;
+
+    private:
+        bool changed_ = false;
+    };
+
     struct Found {
         // An O_PATH descriptor of the file; invalid when not found here.
         UniqueFd file;
@@ -59,8 +76,7 @@ public:
     };
     static std::optional<Parent> parent_of(const Task& task, int dirfd, const std::string& path);
 
-    // Runs `change` (a syscall on a Parent's directory, 0 or -1 with errno) without hermit's capabilities
-    // that override file permissions or ownership: the guest, with hermit's credentials, gets the same
+    // Runs `change` (a syscall on a Parent's directory, 0 or -1 with errno) as the guest (AsGuest): the guest, with hermit's credentials, gets the same
     // answer, or a better one from its capabilities in its user namespace, where hermit's is EACCES or
     // EPERM. Returns 0 or -errno.
     static int change_as_guest(const std::function<int()>& change);
@@ -69,7 +85,7 @@ public:
     static int create_as_guest(mode_t mask, const std::function<int()>& create);
 
     // The guest thread's effective owner and group (those of /proc/<tid>) are hermit's.
-    static bool shares_credentials(pid_t host_tid);
+    static bool shares_credentials(const Task& task);
 };
 
 } // namespace hermit::tracer::virt

@@ -66,7 +66,7 @@ std::optional<StatInTracer::Answer> StatInTracer::answer(Task& task, const Sysca
     const uint64_t known_flags =
         AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT | (extended ? AT_STATX_SYNC_TYPE : 0);
     if ((call.flags & ~known_flags) != 0 || (stop.number == SYS_fstat && call.dirfd < 0) ||
-        !GuestPathLookup::shares_credentials(task.host_tid())) {
+        !GuestPathLookup::shares_credentials(task)) {
         return std::nullopt;
     }
     std::string path;
