@@ -127,7 +127,8 @@ void DescriptorTraps::on_exit(Task& task, const SyscallStop& stop, int64_t& resu
     std::set<int>& trapped = trapped_[task.pid()];
     std::vector<int> made = made_descriptors(task, stop, result);
     if (stop.number == SYS_pipe || stop.number == SYS_pipe2) {
-        if (const auto pipe = made.empty() ? std::nullopt : procfs::descriptor_object(task.host_pid(), made.front())) {
+        if (const auto pipe =
+                made.empty() ? std::nullopt : procfs::descriptor_object(task.host_pid(), made.front())) {
             guest_pipes_.insert(*pipe);
         }
     }

@@ -76,9 +76,9 @@ public:
     };
     static std::optional<Parent> parent_of(const Task& task, int dirfd, const std::string& path);
 
-    // Runs `change` (a syscall on a Parent's directory, 0 or -1 with errno) as the guest (AsGuest): the guest, with hermit's credentials, gets the same
-    // answer, or a better one from its capabilities in its user namespace, where hermit's is EACCES or
-    // EPERM. Returns 0 or -errno.
+    // Runs `change` (a syscall on a Parent's directory, 0 or -1 with errno) as the guest (AsGuest): the
+    // guest, with hermit's credentials, gets the same answer, or a better one from its capabilities in its
+    // user namespace, where hermit's is EACCES or EPERM. Returns 0 or -errno.
     static int change_as_guest(const std::function<int()>& change);
     // change_as_guest() of a syscall that creates a file or directory, under the guest's umask `mask`
     // instead of hermit's (a default ACL of the directory may override either).

@@ -33,7 +33,8 @@ class GuestPathLookupTest : public ::testing::Test {
 protected:
     void SetUp() override {
         if (!dac_override_effective()) {
-            GTEST_SKIP() << "needs CAP_DAC_OVERRIDE (run as root) to see hermit's capabilities go and come back";
+            GTEST_SKIP()
+                << "needs CAP_DAC_OVERRIDE (run as root) to see hermit's capabilities go and come back";
         }
         char pattern[] = "/tmp/hermit-lookup-XXXXXX";
         const int fd = mkstemp(pattern);
