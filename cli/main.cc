@@ -55,7 +55,6 @@ int main(int argc, char** argv) {
     try {
         return hermit::cli::run_main(argc, argv);
     } catch (const hermit::Error& error) {
-        std::fprintf(stderr, "%s\n", error.what());
-        return error.exit_status();
+        return hermit::report(error);
     }
 }

@@ -1,6 +1,7 @@
 #include "Error.h"
 
 #include <array>
+#include <cstdio>
 
 namespace hermit {
 
@@ -18,6 +19,11 @@ const ErrorInfo& error_info(ErrorCode code) {
 
 std::span<const ErrorInfo> all_errors() {
     return kCatalog;
+}
+
+int report(const Error& error) {
+    std::fprintf(stderr, "%s\n", error.what());
+    return error.exit_status();
 }
 
 std::string Error::render(ErrorCode code, const std::string& message) {

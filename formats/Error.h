@@ -29,6 +29,10 @@ const ErrorInfo& error_info(ErrorCode code);
 // Every row, in catalog order (used by the catalog test and `hermit --list-errors`).
 std::span<const ErrorInfo> all_errors();
 
+class Error;
+// Prints the error to stderr as hermit's main does and returns its exit status.
+int report(const Error& error);
+
 class Error : public std::runtime_error {
 public:
     template <typename... Args>

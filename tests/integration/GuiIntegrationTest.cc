@@ -7,6 +7,7 @@
 #include "gui/LoadedRecording.h"
 #include "gui/ReplayLauncher.h"
 
+#include "formats/Error.h"
 #include "formats/Recording.h"
 
 #include <QImage>
@@ -17,6 +18,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
 namespace hermit::gui {
@@ -113,6 +115,22 @@ TEST_F(GuiIntegrationTest, FourWorkerThreadsGetOneLaneEachInTheModelAndTheScreen
     ASSERT_EQ(gui.exit_status, 0) << gui.stderr_text;
     const QImage image(QString::fromStdString(png.string()));
     EXPECT_EQ(image.size(), QSize(1400, 800));
+}
+
+// The module reports its own errors: an exception thrown in it would abort hermit, which links its own
+// libstdc++ (gui/GuiModule.cc).
+TEST_F(GuiIntegrationTest, ACorruptRecordingFailsWithTheCatalogedErrorInsteadOfAnAbort) {
+    const std::filesystem::path directory = data_dir_ / "garbage-1";
+    std::filesystem::create_directories(directory);
+    {
+        std::ofstream meta(directory / "meta.capnp.bin", std::ios::binary);
+        meta << "not a recording, just some bytes that Cap'n Proto cannot take for one";
+    }
+    const ProcessResult gui = run_process(
+        {hermit_binary(), "gui", directory.string(), "--screenshot=" + (data_dir_ / "x.png").string()}, "",
+        60, {"HERMIT_DATA_DIR=" + data_dir_.string(), "QT_QPA_PLATFORM=offscreen"});
+    EXPECT_EQ(gui.exit_status, error_info(ErrorCode::RecordingCorrupt).exit_status) << gui.stderr_text;
+    EXPECT_NE(gui.stderr_text.find("hermit: error[E031]"), std::string::npos) << gui.stderr_text;
 }
 
 TEST_F(GuiIntegrationTest, DebugFromHereWithoutTerminalServesGdbAtTheEvent) {
