@@ -29,10 +29,6 @@ const ErrorInfo& error_info(ErrorCode code);
 // Every row, in catalog order (used by the catalog test and `hermit --list-errors`).
 std::span<const ErrorInfo> all_errors();
 
-class Error;
-// Prints the error to stderr as hermit's main does and returns its exit status.
-int report(const Error& error);
-
 class Error : public std::runtime_error {
 public:
     template <typename... Args>
@@ -48,5 +44,8 @@ private:
     static std::string render(ErrorCode code, const std::string& message);
     ErrorCode code_;
 };
+
+// Prints the error to stderr as hermit's main does and returns its exit status.
+int report(const Error& error);
 
 } // namespace hermit
