@@ -5,8 +5,10 @@
 
 #include <fmt/format.h>
 #include <lzma.h>
+#include <sys/mman.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -26,6 +28,51 @@ uint32_t dictionary_size_for(size_t payload_size, uint32_t preset_size) {
 }
 // Memory the decoder may use; preset 1 needs about 2 MiB, so this only stops absurd stream headers.
 constexpr uint64_t kDecoderMemoryLimit = 64u << 20;
+
+// The encoder's tables are written right after they are allocated. Mapped already populated, a table costs
+// one system call instead of one page fault per 4 KiB (about 14 µs each on a PVM guest: 9 ms for the first
+// frame of a recording, most of it in the last frame that a short run's hermit writes before it exits).
+// Each block starts with a header saying how it was made, so that free() needs no size.
+constexpr size_t kPopulatedMinimum = 256 << 10;
+constexpr size_t kBlockHeader = 16; // keeps malloc's 16-byte alignment
+
+void* allocate_populated(void* /*opaque*/, size_t count, size_t size) {
+    if (size != 0 && count > (SIZE_MAX - kBlockHeader) / size) {
+        return nullptr;
+    }
+    const size_t bytes = count * size + kBlockHeader;
+    size_t mapped = 0;
+    void* block = nullptr;
+    if (bytes >= kPopulatedMinimum) {
+        block =
+            mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        mapped = block == MAP_FAILED ? 0 : bytes;
+        block = block == MAP_FAILED ? nullptr : block;
+    } else {
+        block = std::malloc(bytes);
+    }
+    if (block == nullptr) {
+        return nullptr;
+    }
+    std::memcpy(block, &mapped, sizeof mapped);
+    return static_cast<uint8_t*>(block) + kBlockHeader;
+}
+
+void free_populated(void* /*opaque*/, void* pointer) {
+    if (pointer == nullptr) {
+        return;
+    }
+    uint8_t* block = static_cast<uint8_t*>(pointer) - kBlockHeader;
+    size_t mapped = 0;
+    std::memcpy(&mapped, block, sizeof mapped);
+    if (mapped != 0) {
+        munmap(block, mapped);
+    } else {
+        std::free(block);
+    }
+}
+
+const lzma_allocator kPopulatedAllocator = {allocate_populated, free_populated, nullptr};
 
 void put_u16(uint8_t* out, uint16_t value) {
     out[0] = static_cast<uint8_t>(value);
@@ -74,7 +121,9 @@ struct FrameEncoder::State {
     ~State() { lzma_end(&stream); }
 };
 
-FrameEncoder::FrameEncoder() : state_(std::make_unique<State>()) {}
+FrameEncoder::FrameEncoder() : state_(std::make_unique<State>()) {
+    state_->stream.allocator = &kPopulatedAllocator;
+}
 
 FrameEncoder::~FrameEncoder() = default;
 

@@ -9,6 +9,7 @@
 
 #include <capnp/message.h>
 #include <capnp/serialize.h>
+#include <fcntl.h>
 #include <kj/exception.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include <set>
 #include <stdexcept>
 #include <system_error>
+#include <tuple>
 #include <utility>
 
 namespace hermit {
@@ -27,7 +29,9 @@ namespace {
 constexpr const char* kMetaFile = "meta.capnp.bin";
 constexpr const char* kEventsFile = "events.hrec";
 constexpr const char* kSummaryFile = "summary.hrec";
-constexpr const char* kFilesDirectory = "files";
+constexpr const char* kFilesPack = "files.pack";
+// Bytes of a file copied per read, into and out of files.pack.
+constexpr size_t kCopyChunk = 64 * 1024;
 // The summary must fit one frame (13 bytes per event); longer recordings are written without it.
 constexpr uint64_t kMaxSummaryEvents = kMaxUncompressedFrameBytes / 16;
 // A frame is cut when either limit is reached, so a crash loses at most this much.
@@ -54,35 +58,6 @@ size_t estimated_size(const Event& event) {
         }
     }
     return size;
-}
-
-void copy_file_contents(const std::filesystem::path& from, const std::filesystem::path& to,
-                        const std::string& label) {
-    UniqueFd in = open_for_reading(from, label);
-    UniqueFd out = create_private_file(to, label, false);
-    // In the kernel, without a buffer in hermit (a recording copies every file its guest opens). Where it
-    // stops, at the end or on a file system that cannot, read() and write() go on: only a read of 0 bytes
-    // says the file is complete (a file whose size reads as 0 may still have contents).
-    for (;;) {
-        const ssize_t copied = copy_file_range(in.get(), nullptr, out.get(), nullptr, size_t{1} << 30, 0);
-        if (copied > 0 || (copied < 0 && errno == EINTR)) {
-            continue;
-        }
-        if (copied < 0 && errno != EXDEV && errno != EINVAL && errno != EOPNOTSUPP && errno != ENOSYS) {
-            throw_io_error(label, from, errno);
-        }
-        break;
-    }
-    std::vector<uint8_t> buffer(64 * 1024);
-    auto offset = static_cast<uint64_t>(std::max<off_t>(lseek(in.get(), 0, SEEK_CUR), 0));
-    for (;;) {
-        const size_t got = read_at(in.get(), buffer, offset, from, label);
-        if (got == 0) {
-            return;
-        }
-        write_all(out.get(), std::span<const uint8_t>(buffer.data(), got), to, label);
-        offset += got;
-    }
 }
 
 // Through a temporary and a rename, so that a reader (or a hermit that died mid-write) never leaves a torn
@@ -126,9 +101,46 @@ struct RecordingWriter::State {
     // a file is added before the events that use it are appended, so every frame on disk finds its files
     // in the metadata on disk, and a recording whose hermit died keeps the files of its last frame.
     bool meta_outdated = false;
-    bool files_directory_made = false;
+    // files.pack, created at the first copy. Its first pack_bytes bytes are the listed copies, and its
+    // descriptor is positioned there: a copy is appended, and given back when it was not needed.
+    UniqueFd pack_fd;
+    uint64_t pack_bytes = 0;
+    std::vector<uint8_t> copy_buffer;
 
     std::filesystem::path events_path() const { return directory / kEventsFile; }
+    std::filesystem::path pack_path() const { return directory / kFilesPack; }
+
+    // Appends the bytes of `host_path` to files.pack; returns their size and digest.
+    std::pair<uint64_t, std::string> append_to_pack(const std::filesystem::path& host_path) {
+        if (pack_fd.get() < 0) {
+            pack_fd = create_private_file(pack_path(), meta.id, true);
+        }
+        UniqueFd in = open_for_reading(host_path, meta.id);
+        copy_buffer.resize(kCopyChunk);
+        Sha256 digest;
+        uint64_t size = 0;
+        try {
+            // Until a read of 0 bytes: a file whose size reads as 0 may still have contents.
+            while (const size_t got = read_at(in.get(), copy_buffer, size, host_path, meta.id)) {
+                const std::span<const uint8_t> chunk(copy_buffer.data(), got);
+                digest.update(chunk);
+                write_all(pack_fd.get(), chunk, pack_path(), meta.id);
+                size += got;
+            }
+        } catch (...) {
+            give_back_pack_tail();
+            throw;
+        }
+        return {size, digest.hex_digest()};
+    }
+
+    // Cuts files.pack back to its listed copies.
+    void give_back_pack_tail() {
+        if (::ftruncate(pack_fd.get(), static_cast<off_t>(pack_bytes)) != 0 ||
+            ::lseek(pack_fd.get(), static_cast<off_t>(pack_bytes), SEEK_SET) < 0) {
+            throw_io_error(meta.id, pack_path(), errno);
+        }
+    }
 
     void write_pending_frame() {
         if (pending.empty()) {
@@ -210,37 +222,24 @@ void RecordingWriter::append(const Event& event) {
 RecordedFile RecordingWriter::add_file(const std::string& guest_path,
                                        const std::filesystem::path& host_path) {
     auto& state = *state_;
-    RecordedFile entry;
-    entry.path = guest_path;
-    try {
-        entry.sha256 = sha256_hex_of_file(host_path);
-        entry.size = std::filesystem::file_size(host_path);
-    } catch (const std::system_error& error) { // includes std::filesystem::filesystem_error
-        throw_io_error(state.meta.id, host_path, error.code().value());
-    }
-    for (const auto& known : state.meta.files) {
-        if (known.path == entry.path && known.sha256 == entry.sha256) {
-            return known;
+    // Copied and digested in one pass (a recording copies every file its guest reads), then kept only when
+    // the pack does not hold the same bytes already.
+    RecordedFile entry{guest_path, "", 0, state.pack_bytes};
+    std::tie(entry.size, entry.sha256) = state.append_to_pack(host_path);
+    const auto& files = state.meta.files;
+    const auto same_bytes = std::find_if(
+        files.begin(), files.end(), [&](const RecordedFile& known) { return known.sha256 == entry.sha256; });
+    if (same_bytes == files.end()) {
+        state.pack_bytes += entry.size;
+    } else {
+        state.give_back_pack_tail();
+        if (same_bytes->path == entry.path) {
+            return *same_bytes;
         }
+        entry.offset = same_bytes->offset;
     }
-    const auto files_directory = state.directory / kFilesDirectory;
-    const auto copy_path = files_directory / entry.sha256;
-    if (!std::filesystem::exists(copy_path)) {
-        if (!std::exchange(state.files_directory_made, true)) {
-            create_private_directory(files_directory, state.meta.id);
-        }
-        // Written in place, without a temporary and a rename: the metadata lists a copy only once it is
-        // complete (its entry is added below and reaches the disk with the next frame), so a copy cut
-        // short by a crash is never read, and one cut short by an error is removed so that a later
-        // add_file of the same content does not take it for complete.
-        try {
-            copy_file_contents(host_path, copy_path, state.meta.id);
-        } catch (...) {
-            std::error_code ignored;
-            std::filesystem::remove(copy_path, ignored);
-            throw;
-        }
-    }
+    // The copy is complete on disk before the metadata that lists it (written with the next frame), so a
+    // copy cut short by a crash is never read.
     state.meta.files.push_back(entry);
     state.meta_outdated = true;
     return entry;
@@ -317,12 +316,6 @@ RecordingMeta read_meta(const std::filesystem::path& directory, const std::strin
         throw Error(ErrorCode::RecordingCorrupt, label,
                     fmt::format("{} is malformed: {}", kMetaFile, damage.what()));
     }
-}
-
-bool is_sha256_name(const std::string& name) {
-    return name.size() == 64 && std::all_of(name.begin(), name.end(), [](char c) {
-               return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-           });
 }
 
 } // namespace
@@ -614,12 +607,37 @@ const EventColumns& RecordingReader::event_columns() {
     return *state.summary;
 }
 
-std::filesystem::path RecordingReader::file_copy(const RecordedFile& file) const {
-    if (!is_sha256_name(file.sha256)) {
-        throw Error(ErrorCode::RecordingCorrupt, state_->label,
-                    fmt::format("recorded file '{}' has an invalid digest name", file.path));
+void RecordingReader::write_file_copy(const RecordedFile& file, int destination) const {
+    const std::string& label = state_->label;
+    const auto pack = state_->directory / kFilesPack;
+    const std::filesystem::path destination_path = "/proc/self/fd/" + std::to_string(destination);
+    UniqueFd in(::open(pack.c_str(), O_RDONLY | O_CLOEXEC));
+    if (in.get() < 0 && errno == ENOENT) {
+        throw Error(ErrorCode::RecordingCorrupt, label,
+                    fmt::format("{} is missing; it holds the copy of '{}'", kFilesPack, file.path));
     }
-    return state_->directory / kFilesDirectory / file.sha256;
+    if (in.get() < 0) {
+        throw_io_error(label, pack, errno);
+    }
+    std::vector<uint8_t> buffer(kCopyChunk);
+    Sha256 digest;
+    for (uint64_t done = 0; done < file.size;) {
+        const size_t wanted = static_cast<size_t>(std::min<uint64_t>(buffer.size(), file.size - done));
+        const size_t got =
+            read_at(in.get(), std::span(buffer.data(), wanted), file.offset + done, pack, label);
+        if (got == 0) {
+            throw Error(ErrorCode::RecordingCorrupt, label,
+                        fmt::format("{} ends inside the copy of '{}'", kFilesPack, file.path));
+        }
+        const std::span<const uint8_t> chunk(buffer.data(), got);
+        digest.update(chunk);
+        write_all(destination, chunk, destination_path, label);
+        done += got;
+    }
+    if (digest.hex_digest() != file.sha256) {
+        throw Error(ErrorCode::RecordingCorrupt, label,
+                    fmt::format("the copy of '{}' in {} does not match its SHA-256", file.path, kFilesPack));
+    }
 }
 
 } // namespace hermit

@@ -36,10 +36,12 @@ struct HostFacts {
     uint32_t cpu_count = 0;
 };
 
+// A copy of a file the guest read, kept in the recording's files.pack.
 struct RecordedFile {
     std::string path;   // as the guest opened it
-    std::string sha256; // name of the copy under files/
+    std::string sha256; // of the copy's bytes; copies of the same bytes share one place in files.pack
     uint64_t size = 0;
+    uint64_t offset = 0; // where the copy starts in files.pack
 };
 
 // A descriptor above 2 the guest inherited from whoever started hermit (schema: InheritedDescriptor).
@@ -86,8 +88,9 @@ public:
     RecordingWriter& operator=(const RecordingWriter&) = delete;
 
     void append(const Event& event);
-    // Copies a file the guest read into files/<sha256> once; returns its entry. The metadata on disk
-    // lists it from the next frame written on (add it before appending the events that use it).
+    // Copies a file the guest read to files.pack (bytes the pack already holds are kept once); returns its
+    // entry. The metadata on disk lists it from the next frame written on (add it before appending the
+    // events that use it).
     RecordedFile add_file(const std::string& guest_path, const std::filesystem::path& host_path);
     void flush();
     // Writes the last frame and rewrites the metadata with finished = true and the totals.
@@ -119,8 +122,9 @@ public:
     // Time, thread and kind of every event: from summary.hrec when it is usable, else by reading the
     // whole stream (throws like read_all()). Rewinds the stream; stays valid while the reader lives.
     const EventColumns& event_columns();
-    // Path of a recorded file's copy.
-    std::filesystem::path file_copy(const RecordedFile& file) const;
+    // Writes the recorded copy of `file` to `destination` (at its position), checking it against its
+    // SHA-256. Throws E031 when files.pack lacks it or holds other bytes; what was written is then no copy.
+    void write_file_copy(const RecordedFile& file, int destination) const;
 
 private:
     struct State;

@@ -1,7 +1,5 @@
 #include "Sha256.h"
 
-#include <nettle/sha2.h>
-
 #include <array>
 #include <cerrno>
 #include <fcntl.h>
@@ -10,9 +8,17 @@
 
 namespace hermit {
 
-namespace {
+Sha256::Sha256() : context_{} {
+    sha256_init(&context_);
+}
 
-std::string to_hex(const std::array<uint8_t, SHA256_DIGEST_SIZE>& digest) {
+void Sha256::update(std::span<const uint8_t> bytes) {
+    sha256_update(&context_, bytes.size(), bytes.data());
+}
+
+std::string Sha256::hex_digest() {
+    std::array<uint8_t, SHA256_DIGEST_SIZE> digest{};
+    sha256_digest(&context_, digest.size(), digest.data());
     static constexpr char kDigits[] = "0123456789abcdef";
     std::string hex;
     hex.reserve(digest.size() * 2);
@@ -23,15 +29,10 @@ std::string to_hex(const std::array<uint8_t, SHA256_DIGEST_SIZE>& digest) {
     return hex;
 }
 
-} // namespace
-
 std::string sha256_hex(std::span<const uint8_t> bytes) {
-    sha256_ctx context;
-    sha256_init(&context);
-    sha256_update(&context, bytes.size(), bytes.data());
-    std::array<uint8_t, SHA256_DIGEST_SIZE> digest{};
-    sha256_digest(&context, digest.size(), digest.data());
-    return to_hex(digest);
+    Sha256 digest;
+    digest.update(bytes);
+    return digest.hex_digest();
 }
 
 std::string sha256_hex_of_file(const std::filesystem::path& path) {
@@ -39,8 +40,7 @@ std::string sha256_hex_of_file(const std::filesystem::path& path) {
     if (fd < 0) {
         throw std::system_error(errno, std::generic_category(), path.string());
     }
-    sha256_ctx context;
-    sha256_init(&context);
+    Sha256 digest;
     std::array<uint8_t, 64 * 1024> buffer; // NOLINT(cppcoreguidelines-pro-type-member-init): read into
     for (;;) {
         ssize_t got = ::read(fd, buffer.data(), buffer.size());
@@ -55,12 +55,10 @@ std::string sha256_hex_of_file(const std::filesystem::path& path) {
         if (got == 0) {
             break;
         }
-        sha256_update(&context, static_cast<size_t>(got), buffer.data());
+        digest.update(std::span<const uint8_t>(buffer.data(), static_cast<size_t>(got)));
     }
     ::close(fd);
-    std::array<uint8_t, SHA256_DIGEST_SIZE> digest{};
-    sha256_digest(&context, digest.size(), digest.data());
-    return to_hex(digest);
+    return digest.hex_digest();
 }
 
 } // namespace hermit

@@ -4,11 +4,16 @@
 #include "RecordedSyscalls.h"
 #include "Replayer.h"
 #include "formats/Error.h"
+#include "formats/FileIo.h"
 #include "formats/RecordingStore.h"
 #include "tracer/GuestRun.h"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <memory>
 
 namespace hermit::replay {
@@ -17,9 +22,19 @@ int replay_once(const RecordingReader& reader, ReplayLog& log,
                 const std::function<void(tracer::GuestRun&, Replayer&)>& attach) {
     const RecordingMeta& meta = reader.meta();
     tracer::GuestRunSpec spec{meta.argv, meta.env, meta.cwd, meta.config, meta.inherited_descriptors};
+    UniqueFd stdin_copy;
     for (const RecordedFile& file : meta.files) {
         if (file.path == RecordingMeta::kStdinCopy) {
-            spec.stdin_path = reader.file_copy(file).string();
+            // A file without a name, gone with its last descriptor.
+            const auto directory = std::filesystem::temp_directory_path();
+            stdin_copy = UniqueFd(open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+            if (stdin_copy.get() < 0) {
+                throw Error(ErrorCode::ReplayUnsupported, meta.id,
+                            fmt::format("cannot create a file in {} for the recorded stdin: {}",
+                                        directory.string(), std::strerror(errno)));
+            }
+            reader.write_file_copy(file, stdin_copy.get());
+            spec.stdin_file = stdin_copy.get();
             spec.stdin_offset = meta.stdin_offset;
         }
     }

@@ -6,6 +6,8 @@
 #include "StandInDescriptors.h"
 #include "formats/Error.h"
 #include "formats/EventDescription.h"
+#include "formats/FileIo.h"
+#include "formats/Sha256.h"
 #include "tracer/ReceivedDescriptors.h"
 #include "tracer/SyscallTable.h"
 #include "tracer/Task.h"
@@ -20,9 +22,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
+#include <cstring>
 #include <fstream>
 #include <iterator>
+#include <system_error>
 
 namespace hermit::replay {
 
@@ -61,6 +66,14 @@ std::optional<std::vector<char>> file_contents(const std::filesystem::path& path
         return std::nullopt;
     }
     return std::vector<char>(std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>());
+}
+
+bool has_digest(const std::filesystem::path& path, const std::string& sha256) {
+    try {
+        return sha256_hex_of_file(path) == sha256;
+    } catch (const std::system_error&) { // missing or unreadable
+        return false;
+    }
 }
 
 // A schedule that left the token with the thread that had it. Whether one is emitted depends on whether
@@ -445,6 +458,15 @@ std::filesystem::path Replayer::new_scratch_path() {
     return scratch_directory_ / std::to_string(scratch_count_++);
 }
 
+void Replayer::extract_copy(const RecordedFile& file, const std::filesystem::path& destination) const {
+    UniqueFd out(open(destination.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    if (out.get() < 0) {
+        throw Error(ErrorCode::ReplayUnsupported, reader_.directory().string(),
+                    fmt::format("cannot create {}: {}", destination.string(), std::strerror(errno)));
+    }
+    reader_.write_file_copy(file, out.get());
+}
+
 std::filesystem::path Replayer::directory_stand_in(const std::string& directory) {
     if (auto existing = made_names_.stand_in(directory)) {
         return *existing;
@@ -463,7 +485,7 @@ std::filesystem::path Replayer::make_scratch_file(const std::string& absolute_pa
         // It did not exist when recorded, or the guest removed the file it was: the open creates it.
     } else if (recorded != nullptr) {
         // The recorder copies a file at its first open: the content the guest found.
-        std::filesystem::copy_file(reader_.file_copy(*recorded), scratch, error);
+        extract_copy(*recorded, scratch);
     } else if (std::filesystem::exists(absolute_path, error)) {
         std::filesystem::copy_file(absolute_path, scratch, error);
     }
@@ -584,9 +606,9 @@ std::optional<std::filesystem::path> Replayer::replacement_for(const MadeNames::
         if (file.path != absolute_path) {
             continue;
         }
-        std::filesystem::path copy = reader_.file_copy(file);
-        if (file_contents(absolute_path) != file_contents(copy)) {
-            replacement = copy;
+        if (!has_digest(absolute_path, file.sha256)) {
+            replacement = new_scratch_path();
+            extract_copy(file, *replacement);
         }
         break;
     }

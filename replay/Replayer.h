@@ -99,6 +99,8 @@ private:
     const RecordedFile* recorded_copy(const std::string& absolute_path) const;
     // A new name in the scratch directory (made on first use).
     std::filesystem::path new_scratch_path();
+    // Writes the recorded copy of `file` to the new file `destination`.
+    void extract_copy(const RecordedFile& file, const std::filesystem::path& destination) const;
     // A private copy of a file the guest opens, from the recorded copy when there is one.
     std::filesystem::path make_scratch_file(const std::string& absolute_path, uint64_t flags);
     // The stand-in of a directory the guest made and now opens (made on its first open).

@@ -194,16 +194,15 @@ void set_up_namespaces(const ChildPlan& plan) {
         hand_over_listener(*options.notifying_filter, go_fd);
     }
     close(go_fd);
+    // Before the stand-ins, which close every other descriptor.
+    if (options.stdin_file >= 0 &&
+        (lseek(options.stdin_file, static_cast<off_t>(options.stdin_offset), SEEK_SET) < 0 ||
+         dup2(options.stdin_file, 0) != 0)) {
+        child_fail("replace stdin");
+    }
     if (options.stand_ins != nullptr) {
         if (const char* failed = install_stand_ins(*options.stand_ins)) {
             child_fail(failed);
-        }
-    }
-    if (!options.stdin_path.empty()) {
-        const int file = open(options.stdin_path.c_str(), O_RDONLY);
-        if (file < 0 || lseek(file, static_cast<off_t>(options.stdin_offset), SEEK_SET) < 0 ||
-            dup2(file, 0) != 0 || close(file) != 0) {
-            child_fail("replace stdin");
         }
     }
     if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) {

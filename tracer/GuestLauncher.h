@@ -39,9 +39,9 @@ struct LaunchOptions {
     // Replay: the guest gets stand-ins for these descriptors above 2 and no other (InheritedDescriptors.h).
     // Null: it inherits hermit's.
     const std::vector<InheritedDescriptor>* stand_ins = nullptr;
-    // Replay: the guest's stdin is this file (the recording's copy of a regular-file stdin), read from
-    // `stdin_offset`. Empty: it inherits hermit's.
-    std::string stdin_path;
+    // Replay: the guest's stdin is this open file (the recording's copy of a regular-file stdin), read from
+    // `stdin_offset`. -1: it inherits hermit's.
+    int stdin_file = -1;
     uint64_t stdin_offset = 0;
     // Mounted where the guest's path exists and the mount succeeds; the caller checks which did.
     std::vector<FileOverlay> overlays;

@@ -23,7 +23,7 @@ SessionOptions session_options(const GuestRunSpec& spec) {
     options.env = spec.env;
     options.cwd = spec.cwd;
     options.stand_ins = spec.stand_ins;
-    options.stdin_path = spec.stdin_path;
+    options.stdin_file = spec.stdin_file;
     options.stdin_offset = spec.stdin_offset;
     options.namespaces = spec.config.namespaces;
     options.deterministic_scheduling = true;

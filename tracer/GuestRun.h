@@ -24,9 +24,9 @@ struct GuestRunSpec {
     RunConfig config;
     // Replay: the recorded inherited descriptors, recreated as stand-ins (SessionOptions::stand_ins).
     std::optional<std::vector<InheritedDescriptor>> stand_ins = std::nullopt;
-    // Replay: the recorded copy of a regular-file stdin and where the guest started reading it
-    // (SessionOptions::stdin_path); empty: hermit's stdin.
-    std::string stdin_path = {};
+    // Replay: an open file with the recorded copy of a regular-file stdin and where the guest started
+    // reading it (SessionOptions::stdin_file); -1: hermit's stdin.
+    int stdin_file = -1;
     uint64_t stdin_offset = 0;
 };
 

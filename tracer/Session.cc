@@ -1644,7 +1644,7 @@ int Session::run() {
     launch.namespaces = options.namespaces;
     launch.disable_aslr = options.disable_aslr;
     launch.stand_ins = options.stand_ins ? &*options.stand_ins : nullptr;
-    launch.stdin_path = options.stdin_path;
+    launch.stdin_file = options.stdin_file;
     launch.stdin_offset = options.stdin_offset;
     launch.overlays = options.overlays;
 

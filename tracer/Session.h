@@ -40,8 +40,8 @@ struct SessionOptions {
     bool trap_rdtsc = true; // prctl(PR_SET_TSC, PR_TSC_SIGSEGV)
     // Replay: stand-ins for the recorded inherited descriptors (LaunchOptions::stand_ins); none: hermit's.
     std::optional<std::vector<InheritedDescriptor>> stand_ins;
-    // Replay: the guest's stdin (LaunchOptions::stdin_path); empty: hermit's.
-    std::string stdin_path;
+    // Replay: the guest's stdin (LaunchOptions::stdin_file); -1: hermit's.
+    int stdin_file = -1;
     uint64_t stdin_offset = 0;
     std::vector<FileOverlay> overlays; // LaunchOptions::overlays
 };

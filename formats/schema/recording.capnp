@@ -3,12 +3,13 @@
 #   meta.capnp.bin  one RecordingMeta message (unpacked Cap'n Proto, written at start, rewritten at end)
 #   events.hrec     a stream of frames, each an lzma-compressed EventBatch (see formats/FrameCodec.h)
 #   summary.hrec    optional: a RecordingIndex (frame index and per-event columns), written by finish()
+#   files.pack      the copies of the files the guest read, one after another (RecordedFile.offset)
 # Field numbers are never reused; a reader checks formatVersion before anything else.
 
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("hermit::schema");
 
-const formatVersion :UInt32 = 4;
+const formatVersion :UInt32 = 5; # 5: file copies in files.pack instead of files/<sha256>
 
 struct RecordingMeta {
   formatVersion @0 :UInt32;
@@ -54,8 +55,9 @@ struct HostFacts {
 # A file the guest read, copied into the recording so replay works after it changes.
 struct RecordedFile {
   path @0 :Text;
-  sha256 @1 :Text;
+  sha256 @1 :Text; # of the copy's bytes
   size @2 :UInt64;
+  offset @3 :UInt64; # where the copy starts in files.pack
 }
 
 # A descriptor above 2 the guest inherited from whoever started hermit. Replay puts a stand-in of the

@@ -44,7 +44,7 @@ TEST(Recording, RoundTripsEveryEventKindAndTheMetadata) {
     RecordingReader reader(directory);
     EXPECT_EQ(reader.read_all(), events);
     const auto& meta = reader.meta();
-    EXPECT_EQ(meta.format_version, 4u);
+    EXPECT_EQ(meta.format_version, 5u);
     EXPECT_EQ(meta.id, "sample-1");
     EXPECT_EQ(meta.argv, (std::vector<std::string>{"/bin/true", "x"}));
     EXPECT_EQ(meta.env, (std::vector<std::string>{"PATH=/usr/bin"}));
@@ -172,7 +172,7 @@ TEST(Recording, PermissionsArePrivateWhateverTheUmask) {
     }
     ::umask(previous);
     EXPECT_EQ(mode_of(directory), 0700u);
-    EXPECT_EQ(mode_of(directory / "files"), 0700u);
+    EXPECT_EQ(mode_of(directory / "files.pack"), 0600u);
     for (const auto& entry : std::filesystem::recursive_directory_iterator(directory)) {
         if (entry.is_regular_file()) {
             EXPECT_EQ(mode_of(entry.path()), 0600u) << entry.path();
@@ -199,16 +199,51 @@ TEST(Recording, AddFileCopiesOnceUnderItsDigest) {
     RecordingReader reader(directory);
     ASSERT_EQ(reader.meta().files.size(), 2u);
     EXPECT_EQ(reader.meta().files[0].path, "/data/input.txt");
-    const auto copy = reader.file_copy(reader.meta().files[0]);
-    EXPECT_EQ(copy, directory / "files" / first.sha256);
-    std::ifstream in(copy);
-    std::string content;
-    std::getline(in, content);
-    EXPECT_EQ(content, "abc");
-    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(directory / "files"),
-                            std::filesystem::directory_iterator()),
-              1);
-    EXPECT_THROW(reader.file_copy(RecordedFile{"/x", "../../etc/passwd", 1}), Error);
+    EXPECT_EQ(test::recorded_copy(reader, reader.meta().files[0]), "abc");
+    EXPECT_EQ(test::recorded_copy(reader, reader.meta().files[1]), "abc");
+    // The same bytes under two names are kept once.
+    EXPECT_EQ(reader.meta().files[1].offset, reader.meta().files[0].offset);
+    EXPECT_EQ(std::filesystem::file_size(directory / "files.pack"), 3u);
+}
+
+// A copy that files.pack lacks or that differs from its digest is a damaged recording, not a file to replay.
+TEST(Recording, ADamagedCopyIsReportedAsACorruptRecording) {
+    TemporaryDirectory temporary;
+    const auto directory = temporary.path() / "rec";
+    const auto first_input = temporary.path() / "first.txt";
+    const auto second_input = temporary.path() / "second.txt";
+    std::ofstream(first_input) << "first";
+    std::ofstream(second_input) << "second";
+    {
+        RecordingWriter writer(directory, test::sample_meta("files-4"));
+        writer.add_file("/data/first.txt", first_input);
+        writer.add_file("/data/second.txt", second_input);
+        writer.finish(0, 0);
+    }
+    const auto pack = directory / "files.pack";
+    ASSERT_EQ(std::filesystem::file_size(pack), 11u);
+    auto expect_corrupt = [&](const RecordedFile& file, const std::string& detail) {
+        RecordingReader reader(directory);
+        try {
+            test::recorded_copy(reader, file);
+            FAIL() << "expected E031 for " << file.path;
+        } catch (const Error& error) {
+            EXPECT_EQ(error.code(), ErrorCode::RecordingCorrupt);
+            EXPECT_NE(std::string(error.what()).find(detail), std::string::npos) << error.what();
+        }
+    };
+    const RecordingMeta meta = RecordingReader(directory).meta();
+    {
+        std::fstream flip(pack, std::ios::in | std::ios::out | std::ios::binary);
+        flip.seekp(1);
+        flip.put('X');
+    }
+    expect_corrupt(meta.files[0], "does not match its SHA-256");
+    EXPECT_EQ(test::recorded_copy(RecordingReader(directory), meta.files[1]), "second");
+    std::filesystem::resize_file(pack, 8);
+    expect_corrupt(meta.files[1], "files.pack ends inside the copy of '/data/second.txt'");
+    std::filesystem::remove(pack);
+    expect_corrupt(meta.files[1], "files.pack is missing");
 }
 
 std::string whole_file(const std::filesystem::path& path) {
@@ -216,8 +251,7 @@ std::string whole_file(const std::filesystem::path& path) {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// Copies are made in the kernel where it can; a file whose size reads as 0 but that has contents
-// (/proc) is still copied whole.
+// A file whose size reads as 0 but that has contents (/proc) is still copied whole.
 TEST(Recording, AddFileCopiesLargeFilesAndFilesWhoseSizeReadsAsZero) {
     TemporaryDirectory temporary;
     const auto directory = temporary.path() / "rec";
@@ -238,10 +272,11 @@ TEST(Recording, AddFileCopiesLargeFilesAndFilesWhoseSizeReadsAsZero) {
         writer.finish(0, 0);
     }
     RecordingReader reader(directory);
-    EXPECT_EQ(whole_file(reader.file_copy(large_entry)), bytes);
+    EXPECT_EQ(test::recorded_copy(reader, large_entry), bytes);
     const std::string command_line = whole_file(generated);
     ASSERT_FALSE(command_line.empty());
-    EXPECT_EQ(whole_file(reader.file_copy(generated_entry)), command_line);
+    EXPECT_EQ(test::recorded_copy(reader, generated_entry), command_line);
+    EXPECT_EQ(generated_entry.size, command_line.size());
 }
 
 TEST(Recording, AddFileOfMissingHostFileThrowsIoError) {
@@ -282,7 +317,8 @@ TEST(Recording, EveryFileAWrittenFrameUsesIsListedOnDisk) {
                 return file.path == exec->path && file.sha256 == exec->sha256;
             });
             ASSERT_NE(listed, files.end()) << exec->path << " is used by a written frame but not listed";
-            EXPECT_EQ(sha256_hex_of_file(reader.file_copy(*listed)), exec->sha256);
+            EXPECT_EQ(test::recorded_copy(reader, *listed),
+                      exec->path == "/bin/first" ? "first program" : "second program");
         }
         EXPECT_EQ(execs, expected_execs);
     };

@@ -5,8 +5,14 @@
 #include "formats/Event.h"
 #include "formats/Recording.h"
 
+#include "formats/FileIo.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,6 +39,21 @@ public:
 private:
     std::filesystem::path path_;
 };
+
+// The bytes RecordingReader::write_file_copy writes for `file`.
+inline std::string recorded_copy(const RecordingReader& reader, const RecordedFile& file) {
+    UniqueFd copy(
+        ::open(std::filesystem::temp_directory_path().c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+    if (copy.get() < 0) {
+        throw std::runtime_error("cannot create a temporary file");
+    }
+    reader.write_file_copy(file, copy.get());
+    std::string bytes(static_cast<size_t>(::lseek(copy.get(), 0, SEEK_CUR)), '\0');
+    if (::pread(copy.get(), bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
+        throw std::runtime_error("cannot read a temporary file");
+    }
+    return bytes;
+}
 
 // One event of each kind, on threads 1 and 2 of process 1.
 inline std::vector<Event> every_kind_of_event() {

@@ -3,6 +3,7 @@
 
 #include "replay/Recorder.h"
 #include "replay/RecordedSyscalls.h"
+#include "tests/formats/TestRecordings.h"
 
 #include "tracer/GuestRun.h"
 
@@ -57,7 +58,7 @@ TEST(Recorder, CopiesReadFilesAndCapturesStdout) {
                              [&](const RecordedFile& file) { return file.path == input.string(); });
     ASSERT_NE(copy, files.end());
     EXPECT_EQ(copy->size, 20u);
-    EXPECT_TRUE(std::filesystem::exists(reader.file_copy(*copy)));
+    EXPECT_EQ(test::recorded_copy(reader, *copy).size(), 20u);
     bool read_captured = false;
     std::string stdout_text;
     for (const Event& event : reader.read_all()) {

@@ -80,7 +80,7 @@ private:
     uint64_t random_windows_served_ = 0;
     std::filesystem::path random_device_;
     UniqueFd random_device_file_; // open for writing from the first refresh
-    std::string random_bytes_;    // the bytes of the last refresh
+    std::string random_bytes_;    // one window of bytes, the buffer of every refresh
     bool random_device_filled_ = false;
 };
 
