@@ -103,6 +103,48 @@ TEST_F(RecordReplayTest, ReplaySucceedsAfterTheReadFileIsDeleted) {
     EXPECT_NE(replayed.stdout_text.find("soon gone"), std::string::npos);
 }
 
+// A changed original (same name, other bytes) is replaced by the recorded copy, found by its SHA-256.
+TEST_F(RecordReplayTest, ReplayReadsTheRecordedCopyOfAChangedFile) {
+    const auto input = directory_ / "changed.txt";
+    std::ofstream(input) << "as recorded";
+    ProcessResult recorded =
+        hermit({"record", "start", "--name=changed", "--", guest_path("replay_inputs"), input.string()});
+    ASSERT_EQ(recorded.exit_status, 7) << recorded.stderr_text;
+    std::ofstream(input) << "changed afterwards";
+
+    ProcessResult replayed = hermit({"replay", "changed-1", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 7) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+    EXPECT_NE(replayed.stdout_text.find("as recorded"), std::string::npos);
+}
+
+// A copy the replay needs (its original is gone) that no longer matches its digest stops the replay with
+// the catalogued error instead of feeding the guest other bytes.
+TEST_F(RecordReplayTest, DamagedFileCopyIsRefusedWithE031) {
+    const auto input = directory_ / "copied.txt";
+    std::ofstream(input) << "copied bytes";
+    ASSERT_EQ(hermit({"record", "start", "--name=damaged", "--", guest_path("replay_inputs"), input.string()})
+                  .exit_status,
+              7);
+    std::filesystem::remove(input);
+    const auto pack = data_dir_ / "damaged-1" / "files.pack";
+    std::string copies;
+    {
+        std::ifstream in(pack, std::ios::binary);
+        copies.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    const size_t at = copies.find("copied bytes");
+    ASSERT_NE(at, std::string::npos);
+    copies[at] ^= 0x20;
+    std::ofstream(pack, std::ios::binary | std::ios::trunc) << copies;
+
+    ProcessResult replayed = hermit({"replay", "damaged-1", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 3) << replayed.stderr_text;
+    EXPECT_NE(replayed.stderr_text.find("E031"), std::string::npos) << replayed.stderr_text;
+    EXPECT_NE(replayed.stderr_text.find("does not match its SHA-256"), std::string::npos)
+        << replayed.stderr_text;
+}
+
 // Records `command` and replays it; returns the recording's stdout after checking the replay matched it.
 std::string RecordReplayTest::record_and_replay(const std::vector<std::string>& command) {
     std::vector<std::string> arguments = {"record", "start", "--"};
