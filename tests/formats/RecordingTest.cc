@@ -210,14 +210,13 @@ TEST(Recording, AddFileCopiesOnceUnderItsDigest) {
 TEST(Recording, ADamagedCopyIsReportedAsACorruptRecording) {
     TemporaryDirectory temporary;
     const auto directory = temporary.path() / "rec";
-    const auto first_input = temporary.path() / "first.txt";
-    const auto second_input = temporary.path() / "second.txt";
-    std::ofstream(first_input) << "first";
-    std::ofstream(second_input) << "second";
     {
         RecordingWriter writer(directory, test::sample_meta("files-4"));
-        writer.add_file("/data/first.txt", first_input);
-        writer.add_file("/data/second.txt", second_input);
+        for (const std::string name : {"first", "second"}) {
+            const auto input = temporary.path() / name;
+            std::ofstream(input) << name;
+            writer.add_file("/data/" + name + ".txt", input);
+        }
         writer.finish(0, 0);
     }
     const auto pack = directory / "files.pack";

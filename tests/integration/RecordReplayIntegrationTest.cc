@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 
@@ -36,6 +37,9 @@ protected:
     }
 
     std::string record_and_replay(const std::vector<std::string>& command);
+    void
+    expect_replay_reads_the_recorded_input(const std::string& name,
+                                           const std::function<void(const std::filesystem::path&)>& change);
     // A guest that takes a scratch directory and a repeat count, run natively, then recorded and replayed.
     struct ScratchRuns {
         ProcessResult native;
@@ -89,33 +93,32 @@ TEST_F(RecordReplayTest, ReplayReproducesTheVdsoClockReads) {
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
 }
 
-TEST_F(RecordReplayTest, ReplaySucceedsAfterTheReadFileIsDeleted) {
-    const auto input = directory_ / "deleted.txt";
-    std::ofstream(input) << "soon gone";
+// Records replay_inputs reading a file that says "as recorded", lets `change` alter the file, and checks that
+// the replay still reads what was recorded.
+void RecordReplayTest::expect_replay_reads_the_recorded_input(
+    const std::string& name, const std::function<void(const std::filesystem::path&)>& change) {
+    const auto input = directory_ / (name + ".txt");
+    std::ofstream(input) << "as recorded";
     ProcessResult recorded =
-        hermit({"record", "start", "--name=gone", "--", guest_path("replay_inputs"), input.string()});
+        hermit({"record", "start", "--name=" + name, "--", guest_path("replay_inputs"), input.string()});
     ASSERT_EQ(recorded.exit_status, 7) << recorded.stderr_text;
-    std::filesystem::remove(input);
+    change(input);
 
-    ProcessResult replayed = hermit({"replay", "gone-1", "--autopilot"});
+    ProcessResult replayed = hermit({"replay", name + "-1", "--autopilot"});
     EXPECT_EQ(replayed.exit_status, 7) << replayed.stderr_text;
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
-    EXPECT_NE(replayed.stdout_text.find("soon gone"), std::string::npos);
+    EXPECT_NE(replayed.stdout_text.find("as recorded"), std::string::npos);
+}
+
+TEST_F(RecordReplayTest, ReplaySucceedsAfterTheReadFileIsDeleted) {
+    expect_replay_reads_the_recorded_input(
+        "gone", [](const std::filesystem::path& input) { std::filesystem::remove(input); });
 }
 
 // A changed original (same name, other bytes) is replaced by the recorded copy, found by its SHA-256.
 TEST_F(RecordReplayTest, ReplayReadsTheRecordedCopyOfAChangedFile) {
-    const auto input = directory_ / "changed.txt";
-    std::ofstream(input) << "as recorded";
-    ProcessResult recorded =
-        hermit({"record", "start", "--name=changed", "--", guest_path("replay_inputs"), input.string()});
-    ASSERT_EQ(recorded.exit_status, 7) << recorded.stderr_text;
-    std::ofstream(input) << "changed afterwards";
-
-    ProcessResult replayed = hermit({"replay", "changed-1", "--autopilot"});
-    EXPECT_EQ(replayed.exit_status, 7) << replayed.stderr_text;
-    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
-    EXPECT_NE(replayed.stdout_text.find("as recorded"), std::string::npos);
+    expect_replay_reads_the_recorded_input(
+        "changed", [](const std::filesystem::path& input) { std::ofstream(input) << "changed afterwards"; });
 }
 
 // A copy the replay needs (its original is gone) that no longer matches its digest stops the replay with
