@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <string>
 
 namespace hermit::replay {
 
@@ -25,15 +26,20 @@ int replay_once(const RecordingReader& reader, ReplayLog& log,
     UniqueFd stdin_copy;
     for (const RecordedFile& file : meta.files) {
         if (file.path == RecordingMeta::kStdinCopy) {
-            // A file without a name, gone with its last descriptor.
+            // A file without a name, gone with its last descriptor; the guest gets it read-only, as the
+            // recorded stdin was opened.
             const auto directory = std::filesystem::temp_directory_path();
-            stdin_copy = UniqueFd(open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+            const UniqueFd written(open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+            if (written.get() >= 0) {
+                reader.write_file_copy(file, written.get());
+                stdin_copy = UniqueFd(
+                    open(("/proc/self/fd/" + std::to_string(written.get())).c_str(), O_RDONLY | O_CLOEXEC));
+            }
             if (stdin_copy.get() < 0) {
                 throw Error(ErrorCode::ReplayUnsupported, meta.id,
                             fmt::format("cannot create a file in {} for the recorded stdin: {}",
                                         directory.string(), std::strerror(errno)));
             }
-            reader.write_file_copy(file, stdin_copy.get());
             spec.stdin_file = stdin_copy.get();
             spec.stdin_offset = meta.stdin_offset;
         }
