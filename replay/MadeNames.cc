@@ -80,6 +80,17 @@ std::string MadeNames::guest_name(const std::string& host_path) const {
     return host_path;
 }
 
+const std::string& MadeNames::real_symlink_target(const std::string& name) const {
+    auto [known, added] = real_symlinks_.try_emplace(name);
+    if (added) {
+        std::error_code error;
+        if (std::filesystem::is_symlink(std::filesystem::symlink_status(name, error))) {
+            known->second = std::filesystem::read_symlink(name, error).string();
+        }
+    }
+    return known->second;
+}
+
 MadeNames::Resolved MadeNames::resolve(const std::string& absolute_path, bool follow_last) const {
     std::deque<std::string> names = names_of(absolute_path);
     std::filesystem::path resolved = "/";
@@ -97,10 +108,8 @@ MadeNames::Resolved MadeNames::resolve(const std::string& absolute_path, bool fo
         if ((follow_last || !names.empty()) && followed < kMaxSymlinks) {
             target = symlink_target(next.string());
             through_made_symlink = through_made_symlink || target.has_value();
-            std::error_code error;
-            if (!target && !replaced_.contains(next.string()) &&
-                std::filesystem::is_symlink(std::filesystem::symlink_status(next, error))) {
-                target = std::filesystem::read_symlink(next, error).string();
+            if (!target && !replaced_.contains(next.string())) {
+                target = real_symlink_target(next.string());
             }
         }
         if (!target || target->empty()) {
