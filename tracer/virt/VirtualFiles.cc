@@ -127,15 +127,8 @@ VirtualFiles::Replacement VirtualFiles::next_random_window() {
     }
     const uint64_t start = random_windows_served_++ * kRandomWindow;
     const uint64_t end = start + kRandomReadable;
-    std::string bytes(end - random_file_size_, '\0');
-    random_.fill(bytes.data(), bytes.size());
-    std::ofstream file(*random_file_, std::ios::binary | std::ios::app);
-    file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    file.close();
-    if (!file) {
-        throw Error(ErrorCode::TracerInternal,
-                    fmt::format("cannot write virtual file {}", random_file_->string()));
-    }
+    const UniqueFd file(open(random_file_->c_str(), O_WRONLY | O_CLOEXEC));
+    write_random_bytes(file.get(), *random_file_, random_file_size_, end - random_file_size_);
     random_file_size_ = end;
     return Replacement{random_file_->string(), false, start};
 }
@@ -154,24 +147,28 @@ const std::filesystem::path& VirtualFiles::random_device() {
 void VirtualFiles::refresh_random_device() {
     // Descriptors opened before keep reading this file: what they read next is as deterministic as the
     // order of the opens and reads, which the scheduler fixes.
-    // One descriptor and one window-sized buffer for every refresh: git opens the device for each object it
-    // writes, and a buffer of all the first refresh's 4 MiB cost more in page faults than in writing.
+    // One descriptor for every refresh: git opens the device for each object it writes.
     if (random_device_file_.get() < 0) {
         random_device_file_ = UniqueFd(open(random_device().c_str(), O_WRONLY | O_CLOEXEC));
     }
+    write_random_bytes(random_device_file_.get(), random_device_, 0,
+                       random_device_filled_ ? kRandomWindow : kRandomReadable);
+    random_device_filled_ = true;
+}
+
+void VirtualFiles::write_random_bytes(int file, const std::filesystem::path& path, uint64_t offset,
+                                      uint64_t length) {
+    // A window at a time through one buffer: a buffer of a first fill's 4 MiB cost more in page faults than
+    // the writes.
     random_bytes_.resize(kRandomWindow);
-    const uint64_t refreshed = random_device_filled_ ? kRandomWindow : kRandomReadable;
-    for (uint64_t offset = 0; offset < refreshed; offset += kRandomWindow) {
+    for (uint64_t written = 0; written < length; written += kRandomWindow) {
         random_.fill(random_bytes_.data(), random_bytes_.size());
-        if (random_device_file_.get() < 0 ||
-            pwrite(random_device_file_.get(), random_bytes_.data(), random_bytes_.size(),
-                   static_cast<off_t>(offset)) != static_cast<ssize_t>(random_bytes_.size())) {
+        if (file < 0 || pwrite(file, random_bytes_.data(), random_bytes_.size(),
+                               static_cast<off_t>(offset + written)) != static_cast<ssize_t>(kRandomWindow)) {
             throw Error(ErrorCode::TracerInternal,
-                        fmt::format("cannot write virtual file {}: {}", random_device_.string(),
-                                    std::strerror(errno)));
+                        fmt::format("cannot write virtual file {}: {}", path.string(), std::strerror(errno)));
         }
     }
-    random_device_filled_ = true;
 }
 
 std::optional<VirtualFiles::Replacement> VirtualFiles::replacement(const std::string& guest_path) {

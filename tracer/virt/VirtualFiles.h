@@ -67,6 +67,9 @@ private:
     std::filesystem::path new_file(const std::string& stem, const std::string& contents);
     std::string random_uuid();
     Replacement next_random_window();
+    // Writes `length` (a multiple of kRandomWindow) fresh guest-data bytes at `offset` of `file`, named
+    // `path` in errors.
+    void write_random_bytes(int file, const std::filesystem::path& path, uint64_t offset, uint64_t length);
 
     GuestRandom& random_;
     const VirtualClock& clock_;
@@ -80,7 +83,7 @@ private:
     uint64_t random_windows_served_ = 0;
     std::filesystem::path random_device_;
     UniqueFd random_device_file_; // open for writing from the first refresh
-    std::string random_bytes_;    // one window of bytes, the buffer of every refresh
+    std::string random_bytes_;    // one window of bytes, the buffer of every write_random_bytes
     bool random_device_filled_ = false;
 };
 
