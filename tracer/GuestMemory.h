@@ -20,7 +20,7 @@ public:
 
     std::optional<std::vector<uint8_t>> read_bytes(uint64_t address, size_t length);
     // Reads a NUL-terminated string of at most max_length bytes (not counting the NUL).
-    std::optional<std::string> read_string(uint64_t address, size_t max_length = 4096);
+    virtual std::optional<std::string> read_string(uint64_t address, size_t max_length = 4096);
     template <typename T> std::optional<T> read_value(uint64_t address) {
         T value;
         if (!read(address, &value, sizeof value)) {

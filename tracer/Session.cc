@@ -564,6 +564,7 @@ struct Session::State {
             notifications.run_in_kernel(notification->id);
             return;
         }
+        thread->task->forget_strings(); // the thread ran since its last stop
         const SyscallStop& stop = notification->stop;
         std::optional<EntryDecision> entry;
         const bool all_answer =
@@ -1234,6 +1235,7 @@ struct Session::State {
             ptrace(PTRACE_CONT, host_tid, nullptr, 0);
             return;
         }
+        thread->task->forget_strings(); // the thread ran since its last stop
         switch (event) {
         case PTRACE_EVENT_SECCOMP:
             on_seccomp_stop(*thread);

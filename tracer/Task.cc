@@ -83,10 +83,29 @@ bool Task::read(uint64_t address, void* buffer, size_t length) {
     return ProcessMemoryFile(host_tid_).read(address, buffer, length);
 }
 
+std::optional<std::string> Task::read_string(uint64_t address, size_t max_length) {
+    for (const StringRead& read : strings_read_) {
+        if (read.address == address && read.max_length == max_length) {
+            return read.text;
+        }
+    }
+    std::optional<std::string> text = GuestMemory::read_string(address, max_length);
+    // A syscall takes at most two paths (link, rename, symlink).
+    constexpr size_t kRemembered = 2;
+    if (text) {
+        if (strings_read_.size() == kRemembered) {
+            strings_read_.erase(strings_read_.begin());
+        }
+        strings_read_.push_back(StringRead{address, max_length, *text});
+    }
+    return text;
+}
+
 bool Task::write(uint64_t address, const void* buffer, size_t length) {
     if (length == 0) {
         return true;
     }
+    forget_strings();
     // process_vm_writev respects page protections; /proc/<tid>/mem can also write read-only pages
     // (breakpoints in text), so it is the fallback.
     iovec local{const_cast<void*>(buffer), length};
@@ -130,6 +149,7 @@ int64_t Task::inject_syscall(int number, const std::array<uint64_t, 6>& args) {
     }
     set_registers(injected);
     flush_registers();
+    forget_strings();
 
     auto wait_for_stop = [this](int request, int signal) {
         if (ptrace(static_cast<__ptrace_request>(request), host_tid_, nullptr, signal) != 0) {

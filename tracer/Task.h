@@ -11,6 +11,9 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace hermit::tracer {
 
@@ -36,6 +39,11 @@ public:
 
     bool read(uint64_t address, void* buffer, size_t length) override;
     bool write(uint64_t address, const void* buffer, size_t length) override;
+    // Strings are read once per stop: the interceptors each look at a syscall's path, as the kernel takes
+    // it once. Writes by hermit forget them, and so does forget_strings(), which the Session calls at each
+    // new stop of the thread.
+    std::optional<std::string> read_string(uint64_t address, size_t max_length = 4096) override;
+    void forget_strings() { strings_read_.clear(); }
 
     // Where `bytes` of data for a syscall the tracer rewrites or injects can go for the syscall's duration:
     // 16-byte aligned below the guest's stack pointer, past the 128-byte red zone the x86_64 ABI lets leaf
@@ -56,6 +64,12 @@ private:
     user_regs_struct registers_{};
     bool registers_valid_ = false;
     bool registers_dirty_ = false;
+    struct StringRead {
+        uint64_t address;
+        size_t max_length;
+        std::string text;
+    };
+    std::vector<StringRead> strings_read_;
 };
 
 // Descriptor `fd` of guest process `host_pid` as a descriptor of hermit: the same open file (offset, flags,

@@ -1,6 +1,7 @@
 // Task against a real child stopped under ptrace: registers, memory reads and writes. Syscall injection
 // needs a seccomp stop and is tested through a Session (SessionTest).
 #include "tracer/Task.h"
+#include "tracer/ProcessMemoryFile.h"
 
 #include <gtest/gtest.h>
 
@@ -70,6 +71,23 @@ TEST_F(StoppedChild, WritesReachTheChild) {
     const char replacement[] = "written by the tracer";
     ASSERT_TRUE(task.write(reinterpret_cast<uint64_t>(g_message), replacement, sizeof replacement));
     EXPECT_EQ(resume_and_wait(), 42);
+}
+
+// A string is read once per stop; a change made behind the Task's back (as another guest thread could)
+// shows after the Session's forget_strings() at the next stop, and hermit's own writes show at once.
+TEST_F(StoppedChild, StringsAreReadOncePerStop) {
+    Task task(child_, child_, child_, child_);
+    const auto address = reinterpret_cast<uint64_t>(g_message);
+    ASSERT_EQ(task.read_string(address), "hello from the child");
+    const char elsewhere[] = "changed elsewhere";
+    ASSERT_TRUE(ProcessMemoryFile(child_).write(address, elsewhere, sizeof elsewhere));
+    EXPECT_EQ(task.read_string(address), "hello from the child");
+    EXPECT_EQ(task.read_string(address, 7), "changed");
+    task.forget_strings();
+    EXPECT_EQ(task.read_string(address), "changed elsewhere");
+    const char replacement[] = "written by the tracer";
+    ASSERT_TRUE(task.write(address, replacement, sizeof replacement));
+    EXPECT_EQ(task.read_string(address), "written by the tracer");
 }
 
 TEST_F(StoppedChild, RegistersAreCachedAndWrittenBack) {
