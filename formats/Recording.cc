@@ -126,6 +126,9 @@ struct RecordingWriter::State {
                 digest.update(chunk);
                 write_all(pack_fd.get(), chunk, pack_path(), meta.id);
                 size += got;
+                if (got < copy_buffer.size()) {
+                    break; // read_at stops short only where a read gave 0 bytes
+                }
             }
         } catch (...) {
             give_back_pack_tail();

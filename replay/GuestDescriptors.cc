@@ -49,12 +49,12 @@ std::optional<std::string> GuestDescriptors::path(pid_t host_pid, int fd) {
     return std::string(buffer, static_cast<size_t>(length));
 }
 
-std::string GuestDescriptors::absolute_path(pid_t host_pid, int dirfd, const std::string& path) {
+std::string GuestDescriptors::absolute_path(pid_t host_tid, int dirfd, const std::string& path) {
     if (path.starts_with("/")) {
         return std::filesystem::path(path).lexically_normal().string();
     }
     std::string base =
-        "/proc/" + std::to_string(host_pid) + (dirfd == AT_FDCWD ? "/cwd" : "/fd/" + std::to_string(dirfd));
+        "/proc/" + std::to_string(host_tid) + (dirfd == AT_FDCWD ? "/cwd" : "/fd/" + std::to_string(dirfd));
     char buffer[PATH_MAX];
     ssize_t length = readlink(base.c_str(), buffer, sizeof buffer);
     if (length <= 0 || static_cast<size_t>(length) >= sizeof buffer) {

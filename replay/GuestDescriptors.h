@@ -26,9 +26,9 @@ public:
     static std::optional<ObjectIdentity> own_identity(int fd);
     // Absolute path of the file behind a guest descriptor (readlink of /proc/<pid>/fd/<fd>).
     static std::optional<std::string> path(pid_t host_pid, int fd);
-    // A guest path made absolute against the guest's cwd (dirfd AT_FDCWD) or directory descriptor; empty
-    // when that directory cannot be resolved.
-    static std::string absolute_path(pid_t host_pid, int dirfd, const std::string& path);
+    // A guest path made absolute against the thread's cwd (dirfd AT_FDCWD) or directory descriptor (a
+    // thread's own after unshare(CLONE_FS or CLONE_FILES)); empty when that directory cannot be resolved.
+    static std::string absolute_path(pid_t host_tid, int dirfd, const std::string& path);
 };
 
 } // namespace hermit::replay

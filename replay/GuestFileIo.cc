@@ -261,7 +261,7 @@ std::optional<GuestFileIo::Done> change_name(tracer::Task& task, const tracer::S
     case SYS_mkdir:
     case SYS_mkdirat: {
         const auto name = parent(dirfd, stop.args[at_directory ? 1 : 0]);
-        const std::optional<mode_t> mask = tracer::procfs::file_creation_mask(task.host_tid());
+        const std::optional<mode_t> mask = task.file_creation_mask();
         if (!name || missing(name) || !mask) {
             return missing(name);
         }

@@ -173,7 +173,8 @@ void Recorder::copy_opened_file(tracer::Task& task, const tracer::SyscallStop& s
     }
     const std::string host_path = "/proc/" + std::to_string(task.host_pid()) + "/fd/" + std::to_string(fd);
     struct stat info {};
-    if (stat(host_path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    const std::optional<mode_t> installed = task.installed_file_type(fd);
+    if (installed ? *installed != S_IFREG : (stat(host_path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))) {
         return;
     }
     copied_files_.insert(*path);
@@ -187,7 +188,7 @@ void Recorder::copy_executed_file(tracer::Task& task, const tracer::SyscallStop&
         return;
     }
     const std::string path = GuestDescriptors::absolute_path(
-        task.host_pid(), at_cwd ? AT_FDCWD : static_cast<int>(stop.args[0]), *guest_path);
+        task.host_tid(), at_cwd ? AT_FDCWD : static_cast<int>(stop.args[0]), *guest_path);
     struct stat info {};
     if (path.empty() || is_system_file(path) || copied_files_.contains(path) ||
         stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {

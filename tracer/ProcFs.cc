@@ -172,6 +172,23 @@ std::optional<mode_t> file_creation_mask(pid_t host_tid) {
     return mask ? std::optional(static_cast<mode_t>(std::stoul(*mask, nullptr, 8))) : std::nullopt;
 }
 
+namespace {
+
+std::optional<ino_t> namespace_inode(const std::string& link) {
+    struct stat status {};
+    return stat(link.c_str(), &status) == 0 ? std::optional(status.st_ino) : std::nullopt;
+}
+
+} // namespace
+
+std::optional<ino_t> user_namespace(pid_t host_tid) {
+    return namespace_inode(proc_path(host_tid, "ns/user"));
+}
+
+std::optional<ino_t> own_user_namespace() {
+    return namespace_inode("/proc/self/ns/user");
+}
+
 std::string executable_path(pid_t host_tid) {
     char buffer[PATH_MAX];
     ssize_t length = readlink(proc_path(host_tid, "exe").c_str(), buffer, sizeof buffer - 1);

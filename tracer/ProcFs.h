@@ -40,6 +40,10 @@ SignalDispositions signal_dispositions(pid_t host_tid);
 bool real_ids_are_effective(pid_t host_tid);
 // The thread's umask, or nullopt when it is gone.
 std::optional<mode_t> file_creation_mask(pid_t host_tid);
+
+// The inode of the user namespace of thread `host_tid` (/proc/<tid>/ns/user; `self` for hermit's own).
+std::optional<ino_t> user_namespace(pid_t host_tid);
+std::optional<ino_t> own_user_namespace();
 std::string executable_path(pid_t host_tid);
 // The device and inode of the object descriptor `fd` of a process names (both ends of a pipe are one inode
 // of pipefs), from a stat of /proc/<pid>/fd/<fd>; nullopt when it is not open.

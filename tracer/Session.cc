@@ -98,6 +98,13 @@ const std::set<int> kSchedulerSyscalls = {
     SYS_epoll_wait,     SYS_epoll_pwait,   SYS_epoll_pwait2, SYS_rt_tgsigqueueinfo,
     SYS_rt_sigtimedwait};
 
+// Syscalls that may change a thread's working directory, root, umask or user namespace, which each Task
+// keeps once read (Task::follow_file_system_epoch): with deterministic scheduling they are trapped, and
+// each moves the epoch on at its entry. Those that no interceptor traps run in the kernel unwatched, and
+// make no event.
+const std::set<int> kFileSystemContextSyscalls = {SYS_chdir,   SYS_fchdir, SYS_chroot,    SYS_umask,
+                                                  SYS_unshare, SYS_setns,  SYS_pivot_root};
+
 bool is_futex_wait(const SyscallStop& stop) {
     int operation = static_cast<int>(stop.args[1]) & FUTEX_CMD_MASK;
     return operation == FUTEX_WAIT || operation == FUTEX_WAIT_BITSET || operation == FUTEX_LOCK_PI ||
@@ -262,6 +269,10 @@ struct Session::State {
     uint64_t stop_count = 0;
     // Syscalls answered from a seccomp notification, without a ptrace stop.
     uint64_t notification_count = 0;
+    // Moves on at each syscall that may change a thread's file-system context (kFileSystemContextSyscalls).
+    uint64_t file_system_epoch = 0;
+    // The kFileSystemContextSyscalls trapped only for the epoch, by no interceptor.
+    std::set<int> epoch_only_syscalls;
     SyscallNotifications notifications;
     UniqueFd signals; // signalfd of wait_signals
     pid_t holder = 0; // host tid of the thread holding the run token, 0 when nobody runs
@@ -287,6 +298,14 @@ struct Session::State {
         return found == threads.end() ? nullptr : &found->second;
     }
 
+    std::unique_ptr<Task> make_task(pid_t host_tid, pid_t host_pid, int32_t tid, int32_t pid) {
+        auto task = std::make_unique<Task>(host_tid, host_pid, tid, pid, launched.has_hermit_credentials);
+        if (options.deterministic_scheduling) {
+            task->follow_file_system_epoch(&file_system_epoch);
+        }
+        return task;
+    }
+
     Thread& add_thread(pid_t host_tid, ThreadState state) {
         procfs::GuestIds ids = procfs::guest_ids(host_tid);
         if (!options.namespaces || !launched.in_namespaces) {
@@ -294,8 +313,7 @@ struct Session::State {
             ids.pid = ids.host_pid;
         }
         Thread& thread = threads[host_tid];
-        thread.task = std::make_unique<Task>(host_tid, ids.host_pid == 0 ? host_tid : ids.host_pid, ids.tid,
-                                             ids.pid, launched.has_hermit_credentials);
+        thread.task = make_task(host_tid, ids.host_pid == 0 ? host_tid : ids.host_pid, ids.tid, ids.pid);
         thread.state = state;
         policy->on_thread_start(ids.tid);
         return thread;
@@ -478,8 +496,14 @@ struct Session::State {
     }
 
     EntryDecision ask_interceptors(Thread& thread, const SyscallStop& stop) {
+        if (kFileSystemContextSyscalls.contains(stop.number)) {
+            ++file_system_epoch;
+        }
         EntryDecision entry;
         thread.exit_interceptors.clear();
+        if (epoch_only_syscalls.contains(stop.number)) {
+            return entry; // no interceptor asked for it
+        }
         for (SyscallInterceptor* interceptor : interceptors) {
             SyscallDecision answer = interceptor->on_entry(*thread.task, stop);
             entry.yield_requested |= answer.yield;
@@ -539,7 +563,8 @@ struct Session::State {
             if (entry.path_instead) {
                 replace_path_argument(thread, stop, *entry.path_instead);
             }
-            if (!thread.exit_interceptors.empty() || !sinks.empty() || thread.guest_r9) {
+            const bool event_due = !sinks.empty() && !epoch_only_syscalls.contains(stop.number);
+            if (!thread.exit_interceptors.empty() || event_due || thread.guest_r9) {
                 thread.awaiting_syscall_exit = true;
                 thread.resume_request = PTRACE_SYSCALL;
             }
@@ -564,7 +589,7 @@ struct Session::State {
             notifications.run_in_kernel(notification->id);
             return;
         }
-        thread->task->forget_strings(); // the thread ran since its last stop
+        thread->task->forget_stop(); // the thread ran since its last stop
         const SyscallStop& stop = notification->stop;
         std::optional<EntryDecision> entry;
         const bool all_answer =
@@ -606,6 +631,9 @@ struct Session::State {
     bool runs_unwatched(Thread& thread, const SyscallStop& stop, const EntryDecision& entry) {
         if (entry.decided && entry.decision.kind == SyscallDecision::Kind::Untraced) {
             return !entry.yield_requested;
+        }
+        if (epoch_only_syscalls.contains(stop.number)) {
+            return entry.kernel_runs_it() && !entry.yield_requested && thread.exit_interceptors.empty();
         }
         return entry.kernel_runs_it() && !entry.yield_requested && thread.exit_interceptors.empty() &&
                sinks.empty() && (entry.decided || !deterministic() || !waits.would_wait(*thread.task, stop));
@@ -655,9 +683,15 @@ struct Session::State {
         if (!opened) {
             return std::nullopt;
         }
-        return opened->error != 0
-                   ? -opened->error
-                   : notifications.install(notification.id, opened->file.get(), opened->close_on_exec);
+        if (opened->error != 0) {
+            return -opened->error;
+        }
+        const int64_t installed =
+            notifications.install(notification.id, opened->file.get(), opened->close_on_exec);
+        if (installed >= 0) {
+            thread.task->note_installed(static_cast<int>(installed), opened->file_type);
+        }
+        return installed;
     }
 
     // Points the path argument of the syscall the thread is stopped at to `path` until its exit stop.
@@ -906,8 +940,7 @@ struct Session::State {
                 holder = leader;
             }
         }
-        thread.task = std::make_unique<Task>(leader, leader, thread.task->tid(), thread.task->pid(),
-                                             launched.has_hermit_credentials);
+        thread.task = make_task(leader, leader, thread.task->tid(), thread.task->pid());
         thread.state = ThreadState::Running;
         thread.exit_reported = false;
         // When another thread exec'd, this entry was the old leader's: its exit, and the syscall entry it
@@ -1235,7 +1268,7 @@ struct Session::State {
             ptrace(PTRACE_CONT, host_tid, nullptr, 0);
             return;
         }
-        thread->task->forget_strings(); // the thread ran since its last stop
+        thread->task->forget_stop(); // the thread ran since its last stop
         switch (event) {
         case PTRACE_EVENT_SECCOMP:
             on_seccomp_stop(*thread);
@@ -1488,7 +1521,7 @@ struct Session::State {
         if (debug_hook != nullptr) {
             return notified;
         }
-        std::set<int> candidates;
+        std::set<int> candidates = epoch_only_syscalls;
         for (SyscallInterceptor* interceptor : interceptors) {
             for (int number : interceptor->notifiable_syscalls()) {
                 candidates.insert(number);
@@ -1662,6 +1695,16 @@ int Session::run() {
         trapped_conditionally.insert(trapped_conditionally.end(), wanted_conditionally.begin(),
                                      wanted_conditionally.end());
         state.faults_enabled |= interceptor->handles_faults();
+    }
+    if (options.deterministic_scheduling && !trapped.contains(SyscallInterceptor::kAllSyscalls)) {
+        for (int number : kFileSystemContextSyscalls) {
+            const bool conditional =
+                std::any_of(trapped_conditionally.begin(), trapped_conditionally.end(),
+                            [&](const ConditionalTrap& trap) { return trap.number == number; });
+            if (trapped.insert(number).second && !conditional) {
+                state.epoch_only_syscalls.insert(number);
+            }
+        }
     }
     launch.trap_cpuid = options.trap_cpuid && state.faults_enabled;
     launch.trap_rdtsc = options.trap_rdtsc && state.faults_enabled;

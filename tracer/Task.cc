@@ -1,5 +1,6 @@
 #include "Task.h"
 
+#include "ProcFs.h"
 #include "ProcessMemoryFile.h"
 #include "formats/Error.h"
 
@@ -105,7 +106,7 @@ bool Task::write(uint64_t address, const void* buffer, size_t length) {
     if (length == 0) {
         return true;
     }
-    forget_strings();
+    strings_read_.clear();
     // process_vm_writev respects page protections; /proc/<tid>/mem can also write read-only pages
     // (breakpoints in text), so it is the fallback.
     iovec local{const_cast<void*>(buffer), length};
@@ -149,7 +150,7 @@ int64_t Task::inject_syscall(int number, const std::array<uint64_t, 6>& args) {
     }
     set_registers(injected);
     flush_registers();
-    forget_strings();
+    strings_read_.clear();
 
     auto wait_for_stop = [this](int request, int signal) {
         if (ptrace(static_cast<__ptrace_request>(request), host_tid_, nullptr, signal) != 0) {
@@ -209,6 +210,56 @@ UniqueFd duplicate_guest_descriptor(pid_t host_pid, int fd) {
         return UniqueFd{};
     }
     return UniqueFd(static_cast<int>(syscall(SYS_pidfd_getfd, process.get(), fd, 0)));
+}
+
+void Task::forget_stop() {
+    strings_read_.clear();
+    installed_.reset();
+    if (epoch_ == nullptr) {
+        context_ = {};
+    }
+}
+
+Task::FileSystemContext& Task::file_system_context() {
+    if (epoch_ != nullptr && *epoch_ != context_epoch_) {
+        context_ = {};
+        context_epoch_ = *epoch_;
+    }
+    return context_;
+}
+
+const UniqueFd& Task::working_directory() {
+    std::optional<UniqueFd>& directory = file_system_context().working_directory;
+    if (!directory) {
+        directory =
+            UniqueFd(open(("/proc/" + std::to_string(host_tid_) + "/cwd").c_str(), O_PATH | O_CLOEXEC));
+    }
+    return *directory;
+}
+
+const UniqueFd& Task::root_directory() {
+    std::optional<UniqueFd>& directory = file_system_context().root_directory;
+    if (!directory) {
+        directory =
+            UniqueFd(open(("/proc/" + std::to_string(host_tid_) + "/root").c_str(), O_PATH | O_CLOEXEC));
+    }
+    return *directory;
+}
+
+std::optional<mode_t> Task::file_creation_mask() {
+    std::optional<std::optional<mode_t>>& mask = file_system_context().file_creation_mask;
+    if (!mask) {
+        mask = procfs::file_creation_mask(host_tid_);
+    }
+    return *mask;
+}
+
+std::optional<ino_t> Task::user_namespace() {
+    std::optional<std::optional<ino_t>>& space = file_system_context().user_namespace;
+    if (!space) {
+        space = procfs::user_namespace(host_tid_);
+    }
+    return *space;
 }
 
 } // namespace hermit::tracer

@@ -40,10 +40,32 @@ public:
     bool read(uint64_t address, void* buffer, size_t length) override;
     bool write(uint64_t address, const void* buffer, size_t length) override;
     // Strings are read once per stop: the interceptors each look at a syscall's path, as the kernel takes
-    // it once. Writes by hermit forget them, and so does forget_strings(), which the Session calls at each
-    // new stop of the thread.
+    // it once. Writes by hermit forget them, and so does forget_stop(), which the Session calls at each new
+    // stop of the thread.
     std::optional<std::string> read_string(uint64_t address, size_t max_length = 4096) override;
-    void forget_strings() { strings_read_.clear(); }
+
+    // A descriptor that hermit opened for the guest and installed at this stop (virt/GuestOpen.h), with the
+    // type of its file (S_IFREG or S_IFDIR, off pseudo file systems), which the open made sure of: whoever
+    // looks at the new descriptor at the syscall's exit need not ask /proc what it names.
+    void note_installed(int fd, mode_t file_type) { installed_ = Installed{fd, file_type}; }
+    std::optional<mode_t> installed_file_type(int fd) const {
+        return installed_ && installed_->fd == fd ? std::optional(installed_->file_type) : std::nullopt;
+    }
+
+    // Forgets what the thread's last stop read or installed: it ran since.
+    void forget_stop();
+
+    // The thread's file-system context as /proc shows it: its working directory and root (O_PATH
+    // descriptors, invalid when /proc cannot open them), its umask and its user namespace (nullopt when
+    // unreadable). Each is read at the first need, then kept while the epoch the Task follows stays: the
+    // Session moves it on at every syscall of any guest thread that may change one of them (chdir, umask,
+    // unshare, ...), and such a syscall runs while the thread that makes it holds the schedule's token. A
+    // Task that follows no epoch keeps them until its next stop.
+    void follow_file_system_epoch(const uint64_t* epoch) { epoch_ = epoch; }
+    const UniqueFd& working_directory();
+    const UniqueFd& root_directory();
+    std::optional<mode_t> file_creation_mask();
+    std::optional<ino_t> user_namespace();
 
     // Where `bytes` of data for a syscall the tracer rewrites or injects can go for the syscall's duration:
     // 16-byte aligned below the guest's stack pointer, past the 128-byte red zone the x86_64 ABI lets leaf
@@ -70,6 +92,22 @@ private:
         std::string text;
     };
     std::vector<StringRead> strings_read_;
+    struct Installed {
+        int fd;
+        mode_t file_type;
+    };
+    std::optional<Installed> installed_;
+    struct FileSystemContext {
+        std::optional<UniqueFd> working_directory;
+        std::optional<UniqueFd> root_directory;
+        std::optional<std::optional<mode_t>> file_creation_mask;
+        std::optional<std::optional<ino_t>> user_namespace;
+    };
+    // The context, emptied first when the epoch moved since it was read.
+    FileSystemContext& file_system_context();
+    const uint64_t* epoch_ = nullptr;
+    uint64_t context_epoch_ = 0;
+    FileSystemContext context_;
 };
 
 // Descriptor `fd` of guest process `host_pid` as a descriptor of hermit: the same open file (offset, flags,

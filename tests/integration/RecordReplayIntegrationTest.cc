@@ -315,6 +315,20 @@ RecordReplayTest::ScratchRuns RecordReplayTest::run_record_and_replay_in_scratch
     return runs;
 }
 
+// Creating opens and mkdir, which a recording makes from the tracer, find names from the thread's working
+// directory and create under its umask, each followed as the guest changes it (tests/guests/
+// virt_file_context.c); the replay finds the same names, also from a thread that unshared its directory.
+TEST_F(RecordReplayTest, WorkingDirectoryAndUmaskChangesAreFollowedWhenRecordedAndReplayed) {
+    const ScratchRuns runs = run_record_and_replay_in_scratch("context", "virt_file_context", "1");
+    for (const char* line : {"create second: mode 600\nmkdir second.d: mode 700\n",
+                             "create third: mode 640\nmkdir third.d: mode 750\n",
+                             "create child: mode 666\nmkdir child.d: mode 777\n", "create fourth: mode 640\n",
+                             "in the unshared thread: marker of a\n", "create unshared: mode 666\n",
+                             "create fifth: mode 640\n"}) {
+        EXPECT_NE(runs.native.stdout_text.find(line), std::string::npos) << line << runs.native.stdout_text;
+    }
+}
+
 // readlink is recorded in one stop when hermit can find the link as the guest's kernel would: the answers
 // are the kernel's (as natively), the recording replays them, and 200 readlinks in a loop cost about 200
 // stops, not 400.

@@ -251,6 +251,27 @@ protected:
 class StatFlavours : public ScratchDirectoryTest {};
 class DirectoryListing : public ScratchDirectoryTest {};
 
+class FileContext : public ScratchDirectoryTest {};
+
+// hermit answers stats and opens from the tracer, finding names from the guest thread's working directory,
+// which it keeps between syscalls: each change (chdir, fchdir, a thread's chdir, a thread's own after
+// unshare(CLONE_FS)) shows at the next syscall, and a child's stays the child's.
+TEST_F(FileContext, WorkingDirectoryChangesShowAtTheNextSyscall) {
+    std::filesystem::create_directory(directory_ + "/native");
+    std::filesystem::create_directory(directory_ + "/hermit");
+    const ProcessResult native = run_process({guest_path("virt_file_context"), directory_ + "/native"});
+    ASSERT_EQ(native.exit_status, 0) << native.stderr_text;
+    const ProcessResult run = hermit_run({}, {guest_path("virt_file_context"), directory_ + "/hermit"});
+    ASSERT_EQ(run.exit_status, 0) << run.stderr_text;
+    EXPECT_EQ(run.stdout_text, native.stdout_text);
+    for (const char* line :
+         {"after chdir b: stat of only-b: found\n", "after fchdir a: marker of a\n",
+          "after a thread's chdir b: marker of b\n", "after the child's chdir a: marker of b\n",
+          "in the unshared thread: marker of a\n", "after the unshared thread's chdir a: marker of b\n"}) {
+        EXPECT_NE(native.stdout_text.find(line), std::string::npos) << line << native.stdout_text;
+    }
+}
+
 TEST_F(StatFlavours, AreIdenticalAcrossRunsAndMatchTheKernelOutsideVirtualizedFields) {
     const std::vector<std::string> guest = {guest_path("virt_stat"), directory_};
     const ProcessResult native = run_process(guest);

@@ -74,7 +74,7 @@ TEST_F(StoppedChild, WritesReachTheChild) {
 }
 
 // A string is read once per stop; a change made behind the Task's back (as another guest thread could)
-// shows after the Session's forget_strings() at the next stop, and hermit's own writes show at once.
+// shows after the Session's forget_stop() at the next stop, and hermit's own writes show at once.
 TEST_F(StoppedChild, StringsAreReadOncePerStop) {
     Task task(child_, child_, child_, child_);
     const auto address = reinterpret_cast<uint64_t>(g_message);
@@ -83,7 +83,7 @@ TEST_F(StoppedChild, StringsAreReadOncePerStop) {
     ASSERT_TRUE(ProcessMemoryFile(child_).write(address, elsewhere, sizeof elsewhere));
     EXPECT_EQ(task.read_string(address), "hello from the child");
     EXPECT_EQ(task.read_string(address, 7), "changed");
-    task.forget_strings();
+    task.forget_stop();
     EXPECT_EQ(task.read_string(address), "changed elsewhere");
     const char replacement[] = "written by the tracer";
     ASSERT_TRUE(task.write(address, replacement, sizeof replacement));

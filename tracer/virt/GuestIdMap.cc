@@ -1,6 +1,7 @@
 #include "GuestIdMap.h"
 
-#include <sys/stat.h>
+#include "tracer/ProcFs.h"
+#include "tracer/Task.h"
 
 #include <fstream>
 #include <string>
@@ -42,21 +43,13 @@ uint32_t translate(const std::vector<Range>& ranges, uint32_t host, uint32_t ove
     return overflow;
 }
 
-std::optional<ino_t> namespace_inode(const std::string& proc_directory) {
-    struct stat status {};
-    if (stat((proc_directory + "/ns/user").c_str(), &status) != 0) {
-        return std::nullopt;
-    }
-    return status.st_ino;
-}
-
 } // namespace
 
-const GuestIdMap::Namespace* GuestIdMap::namespace_of(pid_t host_tid, bool& unreadable) {
-    const std::string directory = "/proc/" + std::to_string(host_tid);
-    const std::optional<ino_t> inode = namespace_inode(directory);
+const GuestIdMap::Namespace* GuestIdMap::namespace_of(Task& task, bool& unreadable) {
+    const std::string directory = "/proc/" + std::to_string(task.host_tid());
+    const std::optional<ino_t> inode = task.user_namespace();
     if (!own_namespace_) {
-        own_namespace_ = namespace_inode("/proc/self");
+        own_namespace_ = procfs::own_user_namespace();
     }
     unreadable = !inode || !own_namespace_;
     if (unreadable || *inode == *own_namespace_) {
@@ -72,9 +65,9 @@ const GuestIdMap::Namespace* GuestIdMap::namespace_of(pid_t host_tid, bool& unre
     return &known->second;
 }
 
-std::optional<GuestIdMap::Ids> GuestIdMap::guest_view(pid_t host_tid, Ids host) {
+std::optional<GuestIdMap::Ids> GuestIdMap::guest_view(Task& task, Ids host) {
     bool unreadable = false;
-    const Namespace* space = namespace_of(host_tid, unreadable);
+    const Namespace* space = namespace_of(task, unreadable);
     if (unreadable) {
         return std::nullopt;
     }

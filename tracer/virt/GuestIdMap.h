@@ -10,6 +10,10 @@
 #include <optional>
 #include <vector>
 
+namespace hermit::tracer {
+class Task;
+}
+
 namespace hermit::tracer::virt {
 
 class GuestIdMap {
@@ -19,8 +23,8 @@ public:
         gid_t gid;
     };
 
-    // `host` ids as thread `host_tid` sees them; nullopt when its user namespace cannot be read.
-    std::optional<Ids> guest_view(pid_t host_tid, Ids host);
+    // `host` ids as the guest thread sees them; nullopt when its user namespace cannot be read.
+    std::optional<Ids> guest_view(Task& task, Ids host);
 
 private:
     struct Range {
@@ -30,8 +34,8 @@ private:
         std::vector<Range> uids, gids;
     };
 
-    // The namespace of `host_tid`, read once per namespace (keyed by its inode); null when it is hermit's.
-    const Namespace* namespace_of(pid_t host_tid, bool& unreadable);
+    // The namespace of the thread, read once per namespace (keyed by its inode); null when it is hermit's.
+    const Namespace* namespace_of(Task& task, bool& unreadable);
 
     std::optional<ino_t> own_namespace_;
     std::map<ino_t, Namespace> namespaces_;

@@ -1,7 +1,6 @@
 #include "GuestOpen.h"
 
 #include "GuestPathLookup.h"
-#include "tracer/ProcFs.h"
 #include "tracer/SyscallTable.h"
 #include "tracer/Task.h"
 
@@ -38,26 +37,32 @@ bool openable(uint32_t flags) {
 
 // What the guest gets from hermit's open (`result` 0 or -errno): a refusal (EACCES, EPERM) that the guest's
 // own capabilities might overcome is left to the kernel.
-std::optional<GuestOpen::Opened> opened_as_guest(UniqueFd opened, int result, uint32_t flags) {
+std::optional<GuestOpen::Opened> opened_as_guest(UniqueFd opened, int result, uint32_t flags,
+                                                 mode_t file_type) {
     if (result == -EACCES || result == -EPERM) {
         return std::nullopt;
     }
-    return GuestOpen::Opened{std::move(opened), -result, (flags & O_CLOEXEC) != 0};
+    return GuestOpen::Opened{std::move(opened), -result, (flags & O_CLOEXEC) != 0, file_type};
 }
 
-// Opens `found` (an O_PATH descriptor of what the path names) with the guest's `flags`, through its
-// /proc/self/fd link: the kernel checks permissions and flags against the file as an open of its path would.
-std::optional<GuestOpen::Opened> reopen(const UniqueFd& found, uint32_t flags) {
-    struct stat info {};
+// The f_type of the file system that holds `file` (statfs), 0 when it cannot be told.
+long file_system_of(const UniqueFd& file) {
     struct statfs file_system {};
-    if (fstat(found.get(), &info) != 0 || fstatfs(found.get(), &file_system) != 0) {
+    return fstatfs(file.get(), &file_system) == 0 ? file_system.f_type : 0;
+}
+
+// Opens `found` (an O_PATH descriptor of what the path names, on the file system of type `file_system`)
+// with the guest's `flags`, through its /proc/self/fd link: the kernel checks permissions and flags against
+// the file as an open of its path would.
+std::optional<GuestOpen::Opened> reopen(const UniqueFd& found, long file_system, uint32_t flags) {
+    struct stat info {};
+    if (fstat(found.get(), &info) != 0 || file_system == 0) {
         return std::nullopt;
     }
     if (S_ISLNK(info.st_mode)) {
         return GuestOpen::Opened{UniqueFd{}, ELOOP}; // O_NOFOLLOW named a symlink
     }
-    if ((!S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode)) ||
-        GuestOpen::is_pseudo_file_system(file_system.f_type)) {
+    if ((!S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode)) || GuestOpen::is_pseudo_file_system(file_system)) {
         return std::nullopt;
     }
     const std::string link = "/proc/self/fd/" + std::to_string(found.get());
@@ -67,17 +72,17 @@ std::optional<GuestOpen::Opened> reopen(const UniqueFd& found, uint32_t flags) {
             UniqueFd(::open(link.c_str(), static_cast<int>((flags & ~uint32_t{O_NOFOLLOW}) | O_CLOEXEC)));
         return opened.get() >= 0 ? 0 : -1;
     });
-    return opened_as_guest(std::move(opened), result, flags);
+    return opened_as_guest(std::move(opened), result, flags, info.st_mode & S_IFMT);
 }
 
-// An open with O_CREAT of `name` in `directory`, under the guest's umask `mask`. A name that exists as a
-// symlink (without O_EXCL the kernel would follow it, maybe out of the guest's root), a FIFO, a device or a
-// socket, or that lies on a pseudo file system, is left to the kernel.
-std::optional<GuestOpen::Opened> create(const UniqueFd& directory, const std::string& name, uint32_t flags,
-                                        mode_t mode, mode_t mask) {
+// An open with O_CREAT of `name` in `directory` (on a file system of type `file_system`), under the
+// guest's umask `mask`. A name that exists as a symlink (without O_EXCL the kernel would follow it, maybe
+// out of the guest's root), a FIFO, a device or a socket, or that lies on a pseudo file system, is left to
+// the kernel.
+std::optional<GuestOpen::Opened> create(const UniqueFd& directory, long file_system, const std::string& name,
+                                        uint32_t flags, mode_t mode, mode_t mask) {
     struct stat existing {};
-    struct statfs file_system {};
-    if (fstatfs(directory.get(), &file_system) != 0 || GuestOpen::is_pseudo_file_system(file_system.f_type)) {
+    if (file_system == 0 || GuestOpen::is_pseudo_file_system(file_system)) {
         return std::nullopt;
     }
     if (fstatat(directory.get(), name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -96,7 +101,16 @@ std::optional<GuestOpen::Opened> create(const UniqueFd& directory, const std::st
             ::openat(directory.get(), name.c_str(), static_cast<int>(flags | O_NOFOLLOW | O_CLOEXEC), mode));
         return opened.get() >= 0 ? 0 : -1;
     });
-    return opened_as_guest(std::move(opened), result, flags);
+    // O_EXCL made a regular file; otherwise the name may have changed since fstatat.
+    struct stat made {};
+    if (opened.get() >= 0 && (flags & O_EXCL) == 0 && fstat(opened.get(), &made) != 0) {
+        return std::nullopt;
+    }
+    const mode_t file_type = (flags & O_EXCL) != 0 ? S_IFREG : made.st_mode & S_IFMT;
+    if (opened.get() >= 0 && file_type != S_IFREG && file_type != S_IFDIR) {
+        return std::nullopt; // a FIFO or a device made meanwhile: not what hermit opens for the guest
+    }
+    return opened_as_guest(std::move(opened), result, flags, file_type);
 }
 
 } // namespace
@@ -114,24 +128,25 @@ std::optional<GuestOpen::Opened> GuestOpen::open(Task& task, const SyscallStop& 
     const GuestPathLookup::AsGuest guest_permissions; // for the lookup and the open
     if ((flags_of(stop) & O_CREAT) != 0) {
         const std::optional<GuestPathLookup::Parent> parent = GuestPathLookup::parent_of(task, dirfd, *path);
-        const std::optional<mode_t> mask = procfs::file_creation_mask(task.host_tid());
+        const std::optional<mode_t> mask = task.file_creation_mask();
         if (!parent || !mask) {
             return std::nullopt;
         }
         if (parent->directory.get() < 0) {
             return Opened{UniqueFd{}, parent->missing};
         }
-        return create(parent->directory, parent->name, flags_of(stop), mode_of(stop), *mask);
+        return create(parent->directory, parent->file_system, parent->name, flags_of(stop), mode_of(stop),
+                      *mask);
     }
     const GuestPathLookup::Found found =
         GuestPathLookup::find(task, dirfd, *path, (flags_of(stop) & O_NOFOLLOW) == 0);
     if (found.file.get() < 0) {
         return found.missing != 0 ? std::optional(Opened{UniqueFd{}, found.missing}) : std::nullopt;
     }
-    return reopen(found.file, flags_of(stop));
+    return reopen(found.file, found.file_system, flags_of(stop));
 }
 
-std::optional<GuestOpen::Opened> GuestOpen::open_instead(const Task& task, const std::string& path,
+std::optional<GuestOpen::Opened> GuestOpen::open_instead(Task& task, const std::string& path,
                                                          const SyscallStop& stop) {
     if (!opens(stop.number) || !openable(flags_of(stop))) {
         return std::nullopt;
@@ -140,17 +155,18 @@ std::optional<GuestOpen::Opened> GuestOpen::open_instead(const Task& task, const
         const size_t slash = path.rfind('/');
         const UniqueFd directory(
             ::open(slash == 0 ? "/" : path.substr(0, slash).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-        const std::optional<mode_t> mask = procfs::file_creation_mask(task.host_tid());
+        const std::optional<mode_t> mask = task.file_creation_mask();
         if (slash == std::string::npos || directory.get() < 0 || !mask) {
             return std::nullopt;
         }
-        return create(directory, path.substr(slash + 1), flags_of(stop), mode_of(stop), *mask);
+        return create(directory, file_system_of(directory), path.substr(slash + 1), flags_of(stop),
+                      mode_of(stop), *mask);
     }
     const UniqueFd found(::open(path.c_str(), O_PATH | O_CLOEXEC | (flags_of(stop) & O_NOFOLLOW)));
     if (found.get() < 0) {
         return Opened{UniqueFd{}, errno};
     }
-    return reopen(found, flags_of(stop));
+    return reopen(found, file_system_of(found), flags_of(stop));
 }
 
 bool GuestOpen::opens(int number) {

@@ -27,13 +27,13 @@ public:
         UniqueFd file; // hermit's descriptor of what the guest opened; none when the open fails
         int error = 0; // then the guest's errno (ENOENT, ENOTDIR, ELOOP, EISDIR, ...)
         bool close_on_exec = false;
+        mode_t file_type = 0; // with a file: S_IFREG or S_IFDIR
     };
 
     // open(path, flags) or openat(dirfd, path, flags) as the guest; nullopt leaves it to the kernel.
     static std::optional<Opened> open(Task& task, const SyscallStop& stop);
     // The same open of `path`, hermit's own file (a replay's copy), in place of the guest's path argument.
-    static std::optional<Opened> open_instead(const Task& task, const std::string& path,
-                                              const SyscallStop& stop);
+    static std::optional<Opened> open_instead(Task& task, const std::string& path, const SyscallStop& stop);
 
     // SYS_open and SYS_openat, the calls open() takes.
     static bool opens(int number);

@@ -76,13 +76,16 @@ bool GuestPathLookup::AsGuest::holds() const {
 namespace {
 
 // Where the guest's kernel starts the lookup: its root for absolute paths, else its working directory or
-// the dirfd.
-UniqueFd lookup_start(const Task& task, int dirfd, bool absolute) {
-    if (absolute || dirfd == AT_FDCWD) {
-        const std::string link = "/proc/" + std::to_string(task.host_tid()) + (absolute ? "/root" : "/cwd");
-        return UniqueFd(open(link.c_str(), O_PATH | O_CLOEXEC));
+// the dirfd (duplicated into `duplicate`).
+const UniqueFd& lookup_start(Task& task, int dirfd, bool absolute, UniqueFd& duplicate) {
+    if (absolute) {
+        return task.root_directory();
     }
-    return duplicate_guest_descriptor(task.host_pid(), dirfd);
+    if (dirfd == AT_FDCWD) {
+        return task.working_directory();
+    }
+    duplicate = duplicate_guest_descriptor(task.host_pid(), dirfd);
+    return duplicate;
 }
 
 UniqueFd open_path(const UniqueFd& start, const std::string& path, uint64_t flags, uint64_t resolve,
@@ -98,10 +101,24 @@ UniqueFd open_path(const UniqueFd& start, const std::string& path, uint64_t flag
     return UniqueFd(static_cast<int>(syscall(SYS_openat2, start.get(), path.c_str(), &how, sizeof how)));
 }
 
-// On /proc, or not known to be elsewhere.
-bool on_proc(const UniqueFd& file) {
+// The f_type of the file's file system, or 0 when statfs fails.
+long file_system_of(const UniqueFd& file) {
     struct statfs filesystem {};
-    return fstatfs(file.get(), &filesystem) != 0 || filesystem.f_type == PROC_SUPER_MAGIC;
+    return fstatfs(file.get(), &filesystem) == 0 ? filesystem.f_type : 0;
+}
+
+// What find() gives for `file`: nothing for a file on /proc, or not known to be elsewhere.
+GuestPathLookup::Found found_unless_on_proc(UniqueFd file) {
+    const long type = file.get() < 0 ? 0 : file_system_of(file);
+    if (type == 0 || type == PROC_SUPER_MAGIC) {
+        return {};
+    }
+    return {std::move(file), 0, type};
+}
+
+bool on_proc(const UniqueFd& file) {
+    const long type = file_system_of(file);
+    return type == 0 || type == PROC_SUPER_MAGIC;
 }
 
 // Whether the first name of an absolute path is "proc" (a root's ".." is the root itself).
@@ -125,17 +142,18 @@ std::optional<std::string> GuestPathLookup::read_path(Task& task, uint64_t addre
     return path && path->size() < PATH_MAX ? path : std::nullopt;
 }
 
-GuestPathLookup::Found GuestPathLookup::find(const Task& task, int dirfd, const std::string& path,
-                                             bool follow) {
+GuestPathLookup::Found GuestPathLookup::find(Task& task, int dirfd, const std::string& path, bool follow) {
     const AsGuest guest_permissions; // one capability change for both walks
     const bool absolute = path.starts_with('/');
-    UniqueFd start = lookup_start(task, dirfd, absolute);
+    UniqueFd duplicate;
+    const UniqueFd& start = lookup_start(task, dirfd, absolute, duplicate);
     if (path.empty()) {
-        return {start.get() < 0 || on_proc(start) ? UniqueFd{} : std::move(start), 0};
+        // The start itself, which the Task may keep: the caller gets a descriptor of its own.
+        return found_unless_on_proc(UniqueFd(start.get() < 0 ? -1 : fcntl(start.get(), F_DUPFD_CLOEXEC, 0)));
     }
     UniqueFd target = open_path(start, path, follow ? 0 : O_NOFOLLOW, RESOLVE_NO_MAGICLINKS, absolute);
     if (target.get() >= 0) {
-        return {on_proc(target) ? UniqueFd{} : std::move(target), 0};
+        return found_unless_on_proc(std::move(target));
     }
     // Not found: a missing name the second walk can vouch for, or nothing to say.
     if (start.get() < 0 || on_proc(start) || (absolute && starts_in_proc(path)) ||
@@ -145,7 +163,7 @@ GuestPathLookup::Found GuestPathLookup::find(const Task& task, int dirfd, const 
     return {UniqueFd{}, errno == ENOENT || errno == ENOTDIR ? errno : 0};
 }
 
-std::optional<GuestPathLookup::Parent> GuestPathLookup::parent_of(const Task& task, int dirfd,
+std::optional<GuestPathLookup::Parent> GuestPathLookup::parent_of(Task& task, int dirfd,
                                                                   const std::string& path) {
     const size_t slash = path.rfind('/');
     const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -157,7 +175,7 @@ std::optional<GuestPathLookup::Parent> GuestPathLookup::parent_of(const Task& ta
     if (found.file.get() < 0 && found.missing == 0) {
         return std::nullopt;
     }
-    return Parent{std::move(found.file), name, found.missing};
+    return Parent{std::move(found.file), name, found.missing, found.file_system};
 }
 
 int GuestPathLookup::change_as_guest(const std::function<int()>& change) {
@@ -169,7 +187,16 @@ int GuestPathLookup::change_as_guest(const std::function<int()>& change) {
 }
 
 int GuestPathLookup::create_as_guest(mode_t mask, const std::function<int()>& create) {
-    const mode_t own_mask = umask(mask);
+    // hermit's umask changes only here, and back at once: it is read once (umask(2) cannot only read).
+    static const mode_t own_mask = [] {
+        const mode_t read = umask(0);
+        umask(read);
+        return read;
+    }();
+    if (mask == own_mask) {
+        return change_as_guest(create);
+    }
+    umask(mask);
     const int result = change_as_guest(create);
     umask(own_mask);
     return result;

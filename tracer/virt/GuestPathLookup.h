@@ -53,6 +53,8 @@ public:
         // the file system that the guest's kernel sees the same way); 0 when that cannot be told here (a
         // symlink on the way, /proc, a directory hermit may not search without its capabilities).
         int missing = 0;
+        // With a file: the f_type of its file system (statfs), which the lookup asked for anyway.
+        long file_system = 0;
     };
 
     // The path argument at `address` in the guest's memory, as the kernel takes one: nullopt when it cannot
@@ -62,7 +64,7 @@ public:
     // What `path` (from `dirfd`, AT_FDCWD for the working directory) names for the guest, the final
     // symlink itself unless `follow`; an empty path names `dirfd`. No file when it cannot be found here as
     // the kernel would find it.
-    static Found find(const Task& task, int dirfd, const std::string& path, bool follow);
+    static Found find(Task& task, int dirfd, const std::string& path, bool follow);
 
     // The directory that holds the last name of `path` (from `dirfd`), found as find() finds a file, and
     // that name: for a syscall that changes the name itself (unlink, mkdir, link) or creates it (open with
@@ -73,8 +75,9 @@ public:
         UniqueFd directory;
         std::string name;
         int missing = 0;
+        long file_system = 0; // of the directory, as Found::file_system
     };
-    static std::optional<Parent> parent_of(const Task& task, int dirfd, const std::string& path);
+    static std::optional<Parent> parent_of(Task& task, int dirfd, const std::string& path);
 
     // Runs `change` (a syscall on a Parent's directory, 0 or -1 with errno) as the guest (AsGuest): the
     // guest, with hermit's credentials, gets the same answer, or a better one from its capabilities in its

@@ -103,7 +103,7 @@ std::optional<StatInTracer::Answer> StatInTracer::answer(Task& task, const Sysca
     }
     const bool shown_to_guest = std::visit(
         [&](auto& status) {
-            const auto ids = ids_.guest_view(task.host_tid(), {owner_uid(status), owner_gid(status)});
+            const auto ids = ids_.guest_view(task, {owner_uid(status), owner_gid(status)});
             if (ids) {
                 owner_uid(status) = ids->uid;
                 owner_gid(status) = ids->gid;
