@@ -228,22 +228,20 @@ Task::FileSystemContext& Task::file_system_context() {
     return context_;
 }
 
-const UniqueFd& Task::working_directory() {
-    std::optional<UniqueFd>& directory = file_system_context().working_directory;
-    if (!directory) {
-        directory =
-            UniqueFd(open(("/proc/" + std::to_string(host_tid_) + "/cwd").c_str(), O_PATH | O_CLOEXEC));
+const UniqueFd& Task::directory(std::optional<UniqueFd>& kept, const char* link) const {
+    if (!kept) {
+        kept =
+            UniqueFd(open(("/proc/" + std::to_string(host_tid_) + "/" + link).c_str(), O_PATH | O_CLOEXEC));
     }
-    return *directory;
+    return *kept;
+}
+
+const UniqueFd& Task::working_directory() {
+    return directory(file_system_context().working_directory, "cwd");
 }
 
 const UniqueFd& Task::root_directory() {
-    std::optional<UniqueFd>& directory = file_system_context().root_directory;
-    if (!directory) {
-        directory =
-            UniqueFd(open(("/proc/" + std::to_string(host_tid_) + "/root").c_str(), O_PATH | O_CLOEXEC));
-    }
-    return *directory;
+    return directory(file_system_context().root_directory, "root");
 }
 
 std::optional<mode_t> Task::file_creation_mask() {

@@ -105,6 +105,8 @@ private:
     };
     // The context, emptied first when the epoch moved since it was read.
     FileSystemContext& file_system_context();
+    // `kept`, opened first from the thread's /proc `link` (cwd, root) when empty.
+    const UniqueFd& directory(std::optional<UniqueFd>& kept, const char* link) const;
     const uint64_t* epoch_ = nullptr;
     uint64_t context_epoch_ = 0;
     FileSystemContext context_;

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 
 #include <algorithm>
@@ -43,12 +42,6 @@ std::optional<GuestOpen::Opened> opened_as_guest(UniqueFd opened, int result, ui
         return std::nullopt;
     }
     return GuestOpen::Opened{std::move(opened), -result, (flags & O_CLOEXEC) != 0, file_type};
-}
-
-// The f_type of the file system that holds `file` (statfs), 0 when it cannot be told.
-long file_system_of(const UniqueFd& file) {
-    struct statfs file_system {};
-    return fstatfs(file.get(), &file_system) == 0 ? file_system.f_type : 0;
 }
 
 // Opens `found` (an O_PATH descriptor of what the path names, on the file system of type `file_system`)
@@ -159,14 +152,14 @@ std::optional<GuestOpen::Opened> GuestOpen::open_instead(Task& task, const std::
         if (slash == std::string::npos || directory.get() < 0 || !mask) {
             return std::nullopt;
         }
-        return create(directory, file_system_of(directory), path.substr(slash + 1), flags_of(stop),
-                      mode_of(stop), *mask);
+        return create(directory, GuestPathLookup::file_system_of(directory), path.substr(slash + 1),
+                      flags_of(stop), mode_of(stop), *mask);
     }
     const UniqueFd found(::open(path.c_str(), O_PATH | O_CLOEXEC | (flags_of(stop) & O_NOFOLLOW)));
     if (found.get() < 0) {
         return Opened{UniqueFd{}, errno};
     }
-    return reopen(found, file_system_of(found), flags_of(stop));
+    return reopen(found, GuestPathLookup::file_system_of(found), flags_of(stop));
 }
 
 bool GuestOpen::opens(int number) {

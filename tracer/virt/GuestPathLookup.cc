@@ -101,15 +101,9 @@ UniqueFd open_path(const UniqueFd& start, const std::string& path, uint64_t flag
     return UniqueFd(static_cast<int>(syscall(SYS_openat2, start.get(), path.c_str(), &how, sizeof how)));
 }
 
-// The f_type of the file's file system, or 0 when statfs fails.
-long file_system_of(const UniqueFd& file) {
-    struct statfs filesystem {};
-    return fstatfs(file.get(), &filesystem) == 0 ? filesystem.f_type : 0;
-}
-
 // What find() gives for `file`: nothing for a file on /proc, or not known to be elsewhere.
 GuestPathLookup::Found found_unless_on_proc(UniqueFd file) {
-    const long type = file.get() < 0 ? 0 : file_system_of(file);
+    const long type = GuestPathLookup::file_system_of(file);
     if (type == 0 || type == PROC_SUPER_MAGIC) {
         return {};
     }
@@ -117,7 +111,7 @@ GuestPathLookup::Found found_unless_on_proc(UniqueFd file) {
 }
 
 bool on_proc(const UniqueFd& file) {
-    const long type = file_system_of(file);
+    const long type = GuestPathLookup::file_system_of(file);
     return type == 0 || type == PROC_SUPER_MAGIC;
 }
 
@@ -200,6 +194,11 @@ int GuestPathLookup::create_as_guest(mode_t mask, const std::function<int()>& cr
     const int result = change_as_guest(create);
     umask(own_mask);
     return result;
+}
+
+long GuestPathLookup::file_system_of(const UniqueFd& file) {
+    struct statfs filesystem {};
+    return fstatfs(file.get(), &filesystem) == 0 ? filesystem.f_type : 0;
 }
 
 bool GuestPathLookup::shares_credentials(const Task& task) {
