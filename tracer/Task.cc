@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <sys/ptrace.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -228,19 +229,23 @@ Task::FileSystemContext& Task::file_system_context() {
     return context_;
 }
 
-const UniqueFd& Task::directory(std::optional<UniqueFd>& kept, const char* link) const {
+const Task::Directory& Task::directory(std::optional<Directory>& kept, const char* link) const {
     if (!kept) {
-        kept =
-            UniqueFd(open(("/proc/" + std::to_string(host_tid_) + "/" + link).c_str(), O_PATH | O_CLOEXEC));
+        kept = Directory{
+            UniqueFd(open(("/proc/" + std::to_string(host_tid_) + "/" + link).c_str(), O_PATH | O_CLOEXEC))};
+        struct statfs file_system {};
+        if (kept->file.get() >= 0 && fstatfs(kept->file.get(), &file_system) == 0) {
+            kept->file_system = file_system.f_type;
+        }
     }
     return *kept;
 }
 
-const UniqueFd& Task::working_directory() {
+const Task::Directory& Task::working_directory() {
     return directory(file_system_context().working_directory, "cwd");
 }
 
-const UniqueFd& Task::root_directory() {
+const Task::Directory& Task::root_directory() {
     return directory(file_system_context().root_directory, "root");
 }
 

@@ -56,14 +56,19 @@ public:
     void forget_stop();
 
     // The thread's file-system context as /proc shows it: its working directory and root (O_PATH
-    // descriptors, invalid when /proc cannot open them), its umask and its user namespace (nullopt when
-    // unreadable). Each is read at the first need, then kept while the epoch the Task follows stays: the
-    // Session moves it on at every syscall of any guest thread that may change one of them (chdir, umask,
-    // unshare, ...), and such a syscall runs while the thread that makes it holds the schedule's token. A
-    // Task that follows no epoch keeps them until its next stop.
+    // descriptors, invalid when /proc cannot open them, with the f_type of their file system, 0 when
+    // unknown), its umask and its user namespace (nullopt when unreadable). Each is read at the first need,
+    // then kept while the epoch the Task follows stays: the Session moves it on at every syscall of any guest
+    // thread that may change one of them (chdir, umask, unshare, ...), and such a syscall runs while the
+    // thread that makes it holds the schedule's token. A Task that follows no epoch keeps them until its next
+    // stop.
     void follow_file_system_epoch(const uint64_t* epoch) { epoch_ = epoch; }
-    const UniqueFd& working_directory();
-    const UniqueFd& root_directory();
+    struct Directory {
+        UniqueFd file;
+        long file_system = 0;
+    };
+    const Directory& working_directory();
+    const Directory& root_directory();
     std::optional<mode_t> file_creation_mask();
     std::optional<ino_t> user_namespace();
 
@@ -98,15 +103,15 @@ private:
     };
     std::optional<Installed> installed_;
     struct FileSystemContext {
-        std::optional<UniqueFd> working_directory;
-        std::optional<UniqueFd> root_directory;
+        std::optional<Directory> working_directory;
+        std::optional<Directory> root_directory;
         std::optional<std::optional<mode_t>> file_creation_mask;
         std::optional<std::optional<ino_t>> user_namespace;
     };
     // The context, emptied first when the epoch moved since it was read.
     FileSystemContext& file_system_context();
     // `kept`, opened first from the thread's /proc `link` (cwd, root) when empty.
-    const UniqueFd& directory(std::optional<UniqueFd>& kept, const char* link) const;
+    const Directory& directory(std::optional<Directory>& kept, const char* link) const;
     const uint64_t* epoch_ = nullptr;
     uint64_t context_epoch_ = 0;
     FileSystemContext context_;

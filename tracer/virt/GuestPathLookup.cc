@@ -77,15 +77,21 @@ namespace {
 
 // Where the guest's kernel starts the lookup: its root for absolute paths, else its working directory or
 // the dirfd (duplicated into `duplicate`).
-const UniqueFd& lookup_start(Task& task, int dirfd, bool absolute, UniqueFd& duplicate) {
+const Task::Directory& lookup_start(Task& task, int dirfd, bool absolute, Task::Directory& duplicate) {
     if (absolute) {
         return task.root_directory();
     }
     if (dirfd == AT_FDCWD) {
         return task.working_directory();
     }
-    duplicate = duplicate_guest_descriptor(task.host_pid(), dirfd);
+    duplicate.file = duplicate_guest_descriptor(task.host_pid(), dirfd);
+    duplicate.file_system = GuestPathLookup::file_system_of(duplicate.file);
     return duplicate;
+}
+
+// A file system hermit looks up names on: known, and not /proc.
+bool searchable(long file_system) {
+    return file_system != 0 && file_system != PROC_SUPER_MAGIC;
 }
 
 UniqueFd open_path(const UniqueFd& start, const std::string& path, uint64_t flags, uint64_t resolve,
@@ -101,18 +107,10 @@ UniqueFd open_path(const UniqueFd& start, const std::string& path, uint64_t flag
     return UniqueFd(static_cast<int>(syscall(SYS_openat2, start.get(), path.c_str(), &how, sizeof how)));
 }
 
-// What find() gives for `file`: nothing for a file on /proc, or not known to be elsewhere.
-GuestPathLookup::Found found_unless_on_proc(UniqueFd file) {
-    const long type = GuestPathLookup::file_system_of(file);
-    if (type == 0 || type == PROC_SUPER_MAGIC) {
-        return {};
-    }
-    return {std::move(file), 0, type};
-}
-
-bool on_proc(const UniqueFd& file) {
-    const long type = GuestPathLookup::file_system_of(file);
-    return type == 0 || type == PROC_SUPER_MAGIC;
+// What find() gives for `file` on a file system of type `file_system`: nothing on /proc, or unknown.
+GuestPathLookup::Found found_unless_on_proc(UniqueFd file, long file_system) {
+    return searchable(file_system) ? GuestPathLookup::Found{std::move(file), 0, file_system}
+                                   : GuestPathLookup::Found{};
 }
 
 // Whether the first name of an absolute path is "proc" (a root's ".." is the root itself).
@@ -137,21 +135,33 @@ std::optional<std::string> GuestPathLookup::read_path(Task& task, uint64_t addre
 }
 
 GuestPathLookup::Found GuestPathLookup::find(Task& task, int dirfd, const std::string& path, bool follow) {
-    const AsGuest guest_permissions; // one capability change for both walks
+    const AsGuest guest_permissions; // one capability change for all walks
     const bool absolute = path.starts_with('/');
-    UniqueFd duplicate;
-    const UniqueFd& start = lookup_start(task, dirfd, absolute, duplicate);
+    Task::Directory duplicate;
+    const Task::Directory& start = lookup_start(task, dirfd, absolute, duplicate);
+    if (!searchable(start.file_system)) {
+        return {};
+    }
     if (path.empty()) {
         // The start itself, which the Task may keep: the caller gets a descriptor of its own.
-        return found_unless_on_proc(UniqueFd(start.get() < 0 ? -1 : fcntl(start.get(), F_DUPFD_CLOEXEC, 0)));
+        return {UniqueFd(fcntl(start.file.get(), F_DUPFD_CLOEXEC, 0)), 0, start.file_system};
     }
-    UniqueFd target = open_path(start, path, follow ? 0 : O_NOFOLLOW, RESOLVE_NO_MAGICLINKS, absolute);
+    const uint64_t flags = follow ? 0 : O_NOFOLLOW;
+    // A walk that crosses no mount point ends on the start's file system: no statfs of the target.
+    UniqueFd target = open_path(start.file, path, flags, RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV, absolute);
     if (target.get() >= 0) {
-        return found_unless_on_proc(std::move(target));
+        return {std::move(target), 0, start.file_system};
+    }
+    if (errno == EXDEV) { // a mount point on the way (or a path that leaves the start, EXDEV again)
+        target = open_path(start.file, path, flags, RESOLVE_NO_MAGICLINKS, absolute);
+        if (target.get() >= 0) {
+            const long file_system = file_system_of(target);
+            return found_unless_on_proc(std::move(target), file_system);
+        }
     }
     // Not found: a missing name the second walk can vouch for, or nothing to say.
-    if (start.get() < 0 || on_proc(start) || (absolute && starts_in_proc(path)) ||
-        open_path(start, path, O_NOFOLLOW, RESOLVE_NO_SYMLINKS, absolute).get() >= 0) {
+    if ((absolute && starts_in_proc(path)) ||
+        open_path(start.file, path, O_NOFOLLOW, RESOLVE_NO_SYMLINKS, absolute).get() >= 0) {
         return {};
     }
     return {UniqueFd{}, errno == ENOENT || errno == ENOTDIR ? errno : 0};
