@@ -213,6 +213,11 @@ UniqueFd duplicate_guest_descriptor(pid_t host_pid, int fd) {
     return UniqueFd(static_cast<int>(syscall(SYS_pidfd_getfd, process.get(), fd, 0)));
 }
 
+long file_system_of(const UniqueFd& file) {
+    struct statfs file_system {};
+    return fstatfs(file.get(), &file_system) == 0 ? file_system.f_type : 0;
+}
+
 void Task::forget_stop() {
     strings_read_.clear();
     installed_.reset();
@@ -231,12 +236,9 @@ Task::FileSystemContext& Task::file_system_context() {
 
 const Task::Directory& Task::directory(std::optional<Directory>& kept, const char* link) const {
     if (!kept) {
-        kept = Directory{
-            UniqueFd(open(("/proc/" + std::to_string(host_tid_) + "/" + link).c_str(), O_PATH | O_CLOEXEC))};
-        struct statfs file_system {};
-        if (kept->file.get() >= 0 && fstatfs(kept->file.get(), &file_system) == 0) {
-            kept->file_system = file_system.f_type;
-        }
+        UniqueFd file(open(("/proc/" + std::to_string(host_tid_) + "/" + link).c_str(), O_PATH | O_CLOEXEC));
+        const long file_system = file_system_of(file);
+        kept = Directory{std::move(file), file_system};
     }
     return *kept;
 }

@@ -117,6 +117,9 @@ private:
     FileSystemContext context_;
 };
 
+// The f_type (statfs) of the file system that holds `file`; 0 when it cannot be told.
+long file_system_of(const UniqueFd& file);
+
 // Descriptor `fd` of guest process `host_pid` as a descriptor of hermit: the same open file (offset, flags,
 // pipe buffer), from pidfd_getfd(2). Invalid when the process or the descriptor is gone.
 UniqueFd duplicate_guest_descriptor(pid_t host_pid, int fd);

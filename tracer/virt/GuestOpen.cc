@@ -49,7 +49,7 @@ std::optional<GuestOpen::Opened> opened_as_guest(UniqueFd opened, int result, ui
 // the file as an open of its path would.
 std::optional<GuestOpen::Opened> reopen(const UniqueFd& found, long file_system, uint32_t flags) {
     struct stat info {};
-    if (fstat(found.get(), &info) != 0 || file_system == 0) {
+    if (file_system == 0 || fstat(found.get(), &info) != 0) {
         return std::nullopt;
     }
     if (S_ISLNK(info.st_mode)) {
@@ -94,14 +94,14 @@ std::optional<GuestOpen::Opened> create(const UniqueFd& directory, long file_sys
             ::openat(directory.get(), name.c_str(), static_cast<int>(flags | O_NOFOLLOW | O_CLOEXEC), mode));
         return opened.get() >= 0 ? 0 : -1;
     });
-    // O_EXCL made a regular file; otherwise the name may have changed since fstatat.
-    struct stat made {};
-    if (opened.get() >= 0 && (flags & O_EXCL) == 0 && fstat(opened.get(), &made) != 0) {
-        return std::nullopt;
-    }
-    const mode_t file_type = (flags & O_EXCL) != 0 ? S_IFREG : made.st_mode & S_IFMT;
-    if (opened.get() >= 0 && file_type != S_IFREG && file_type != S_IFDIR) {
-        return std::nullopt; // a FIFO or a device made meanwhile: not what hermit opens for the guest
+    mode_t file_type = S_IFREG; // what O_EXCL makes
+    if (opened.get() >= 0 && (flags & O_EXCL) == 0) {
+        // The name may have changed since fstatat: a FIFO or a device made meanwhile is left to the kernel.
+        struct stat made {};
+        if (fstat(opened.get(), &made) != 0 || (!S_ISREG(made.st_mode) && !S_ISDIR(made.st_mode))) {
+            return std::nullopt;
+        }
+        file_type = made.st_mode & S_IFMT;
     }
     return opened_as_guest(std::move(opened), result, flags, file_type);
 }
@@ -152,14 +152,14 @@ std::optional<GuestOpen::Opened> GuestOpen::open_instead(Task& task, const std::
         if (slash == std::string::npos || directory.get() < 0 || !mask) {
             return std::nullopt;
         }
-        return create(directory, GuestPathLookup::file_system_of(directory), path.substr(slash + 1),
-                      flags_of(stop), mode_of(stop), *mask);
+        return create(directory, file_system_of(directory), path.substr(slash + 1), flags_of(stop),
+                      mode_of(stop), *mask);
     }
     const UniqueFd found(::open(path.c_str(), O_PATH | O_CLOEXEC | (flags_of(stop) & O_NOFOLLOW)));
     if (found.get() < 0) {
         return Opened{UniqueFd{}, errno};
     }
-    return reopen(found, GuestPathLookup::file_system_of(found), flags_of(stop));
+    return reopen(found, file_system_of(found), flags_of(stop));
 }
 
 bool GuestOpen::opens(int number) {

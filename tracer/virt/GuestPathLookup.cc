@@ -7,7 +7,6 @@
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -85,7 +84,7 @@ const Task::Directory& lookup_start(Task& task, int dirfd, bool absolute, Task::
         return task.working_directory();
     }
     duplicate.file = duplicate_guest_descriptor(task.host_pid(), dirfd);
-    duplicate.file_system = GuestPathLookup::file_system_of(duplicate.file);
+    duplicate.file_system = file_system_of(duplicate.file);
     return duplicate;
 }
 
@@ -105,12 +104,6 @@ UniqueFd open_path(const UniqueFd& start, const std::string& path, uint64_t flag
         return UniqueFd{};
     }
     return UniqueFd(static_cast<int>(syscall(SYS_openat2, start.get(), path.c_str(), &how, sizeof how)));
-}
-
-// What find() gives for `file` on a file system of type `file_system`: nothing on /proc, or unknown.
-GuestPathLookup::Found found_unless_on_proc(UniqueFd file, long file_system) {
-    return searchable(file_system) ? GuestPathLookup::Found{std::move(file), 0, file_system}
-                                   : GuestPathLookup::Found{};
 }
 
 // Whether the first name of an absolute path is "proc" (a root's ".." is the root itself).
@@ -156,7 +149,7 @@ GuestPathLookup::Found GuestPathLookup::find(Task& task, int dirfd, const std::s
         target = open_path(start.file, path, flags, RESOLVE_NO_MAGICLINKS, absolute);
         if (target.get() >= 0) {
             const long file_system = file_system_of(target);
-            return found_unless_on_proc(std::move(target), file_system);
+            return searchable(file_system) ? Found{std::move(target), 0, file_system} : Found{};
         }
     }
     // Not found: a missing name the second walk can vouch for, or nothing to say.
@@ -204,11 +197,6 @@ int GuestPathLookup::create_as_guest(mode_t mask, const std::function<int()>& cr
     const int result = change_as_guest(create);
     umask(own_mask);
     return result;
-}
-
-long GuestPathLookup::file_system_of(const UniqueFd& file) {
-    struct statfs filesystem {};
-    return fstatfs(file.get(), &filesystem) == 0 ? filesystem.f_type : 0;
 }
 
 bool GuestPathLookup::shares_credentials(const Task& task) {

@@ -87,9 +87,6 @@ public:
     // instead of hermit's (a default ACL of the directory may override either).
     static int create_as_guest(mode_t mask, const std::function<int()>& create);
 
-    // The f_type (statfs) of the file system that holds `file`; 0 when it cannot be told.
-    static long file_system_of(const UniqueFd& file);
-
     // The guest thread's effective owner and group (those of /proc/<tid>) are hermit's.
     static bool shares_credentials(const Task& task);
 };
