@@ -33,6 +33,10 @@ struct SyscallEvent {
     int64_t result = 0;
     bool emulated = false;
     std::vector<MemoryWrite> memory_writes;
+    // Made in the guest's syscall buffer, without a stop (tracer/SyscallBuffer.h), with its path arguments
+    // in order: a replay has no stop at which to read them from the guest.
+    bool buffered = false;
+    std::vector<std::string> paths;
     bool operator==(const SyscallEvent&) const = default;
 };
 

@@ -126,6 +126,11 @@ void encode_payload(const SyscallEvent& in, schema::Event::Builder out) {
         writes[static_cast<unsigned>(i)].setAddress(in.memory_writes[i].address);
         writes[static_cast<unsigned>(i)].setData(data_of(in.memory_writes[i].data));
     }
+    syscall.setBuffered(in.buffered);
+    auto paths = syscall.initPaths(static_cast<unsigned>(in.paths.size()));
+    for (size_t i = 0; i < in.paths.size(); ++i) {
+        paths.set(static_cast<unsigned>(i), in.paths[i]);
+    }
 }
 
 void encode_payload(const SignalEvent& in, schema::Event::Builder out) {
@@ -196,6 +201,10 @@ EventPayload decode_payload(schema::Event::Reader in) {
         out.emulated = syscall.getEmulated();
         for (auto write : syscall.getMemoryWrites()) {
             out.memory_writes.push_back(MemoryWrite{write.getAddress(), bytes(write.getData())});
+        }
+        out.buffered = syscall.getBuffered();
+        for (auto path : syscall.getPaths()) {
+            out.paths.emplace_back(path.cStr(), path.size());
         }
         return out;
     }

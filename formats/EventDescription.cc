@@ -62,6 +62,9 @@ std::string describe_payload(const SyscallEvent& syscall, const SyscallNameLooku
     std::string text =
         fmt::format("syscall {} {}({}) = {}", syscall.number, syscall_name(syscall.number, names),
                     fmt::join(args, ", "), syscall.result);
+    if (syscall.buffered) {
+        text += " [buffered]";
+    }
     if (syscall.emulated) {
         text += " [emulated]";
     }

@@ -65,6 +65,8 @@ std::optional<json> instant_for(const Event& event, const SyscallNameLookup& nam
                                 {"args", std::move(args)},
                                 {"result", payload.result},
                                 {"emulated", payload.emulated},
+                                {"buffered", payload.buffered},
+                                {"paths", payload.paths},
                                 {"memory_written_bytes", written}});
             } else if constexpr (std::is_same_v<Kind, SignalEvent>) {
                 return instant(event, fmt::format("signal {}", payload.number), "signal",

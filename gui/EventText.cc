@@ -90,6 +90,9 @@ struct Describer {
         QString text = QStringLiteral("%1(%2) = %3")
                            .arg(syscall_name_of(e.number, syscall_name), args.join(QStringLiteral(", ")),
                                 result_text(e.result));
+        if (e.buffered) {
+            text += QStringLiteral(" [buffered]");
+        }
         return e.emulated ? text + QStringLiteral(" [emulated]") : text;
     }
     QString operator()(const SignalEvent& e) const {
@@ -145,6 +148,12 @@ struct DetailLines {
         }
         lines << QStringLiteral("result: %1").arg(result_text(e.result));
         lines << QStringLiteral("emulated: %1").arg(e.emulated ? "yes (hermit produced the result)" : "no");
+        if (e.buffered) {
+            lines << QStringLiteral("buffered: yes (answered in the guest, without a stop)");
+        }
+        for (const std::string& path : e.paths) {
+            lines << QStringLiteral("  path: %1").arg(QString::fromStdString(path));
+        }
         for (const MemoryWrite& write : e.memory_writes) {
             lines << QStringLiteral("  wrote %1 bytes at %2: %3")
                          .arg(write.data.size())

@@ -39,7 +39,7 @@ int record_start(const RecordOptions& options) {
     if (options.argv.empty()) {
         throw Error(ErrorCode::MissingCommand);
     }
-    tracer::GuestRunSpec spec{options.argv, current_environment(), current_directory(), options.config};
+    tracer::GuestRunSpec spec{options.argv, recorded_environment(), current_directory(), options.config};
     tracer::GuestRun run(spec);
 
     RecordingStore store;

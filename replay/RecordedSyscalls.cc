@@ -1,6 +1,8 @@
 #include "RecordedSyscalls.h"
 
 #include "GuestFileIo.h"
+#include "tracer/SyscallBuffer.h"
+#include "tracer/preload/syscall_buffer.h"
 #include "tracer/virt/GuestOpen.h"
 #include "tracer/virt/GuestPathLookup.h"
 #include "tracer/virt/StatInTracer.h"
@@ -117,6 +119,7 @@ std::set<int> recorded_syscalls() {
             numbers.insert(syscall);
         }
     }
+    numbers.insert(tracer::syscall_buffer::kRegisterSyscall);
     return numbers;
 }
 
@@ -125,7 +128,8 @@ std::set<int> notifiable_recorded_syscalls() {
     numbers.insert({SYS_readlink, SYS_readlinkat});
     numbers.insert(GuestFileIo::name_changes().begin(), GuestFileIo::name_changes().end());
     numbers.insert({SYS_access, SYS_faccessat, SYS_faccessat2, SYS_getxattr, SYS_lgetxattr, SYS_open,
-                    SYS_openat, SYS_getdents64, SYS_getcwd, SYS_ioctl});
+                    SYS_openat, SYS_getdents64, SYS_getcwd, SYS_ioctl,
+                    tracer::syscall_buffer::kRegisterSyscall});
     return numbers;
 }
 
@@ -181,8 +185,7 @@ namespace {
 
 // System directories whose files say the same whoever asks; /proc, /sys and /dev answer each process its
 // own way.
-constexpr std::array<std::string_view, 6> kStableSystemDirectories = {"/usr/", "/bin/",   "/sbin/",
-                                                                      "/lib/", "/lib64/", "/etc/"};
+constexpr std::array<std::string_view, 6> kStableSystemDirectories = HERMIT_STABLE_SYSTEM_DIRECTORIES;
 constexpr std::array<std::string_view, 3> kProcessDirectories = {"/proc/", "/sys/", "/dev/"};
 
 template <size_t N>

@@ -43,7 +43,8 @@ enum class ReplayTreatment {
 ReplayTreatment replay_treatment(int number);
 
 // The syscalls that recording and replay trap at every call: every syscall whose treatment is not
-// NotRecorded, except the descriptor_syscalls().
+// NotRecorded, except the descriptor_syscalls(); and the registration of a syscall buffer
+// (tracer/SyscallBuffer.h).
 std::set<int> recorded_syscalls();
 
 // The recorded syscalls whose entry the recorder and the replayer handle without a ptrace stop (read from
@@ -53,7 +54,7 @@ std::set<int> recorded_syscalls();
 // stop); getdents64, which the Session reads on the guest's descriptor when recording
 // (tracer/virt/GuestDirectoryRead.h); and open and openat, which the Session does as the guest when it can
 // (tracer/virt/GuestOpen.h), the replay's copy of a file in place of the original where the replayer says
-// so.
+// so; the registration of a syscall buffer.
 std::set<int> notifiable_recorded_syscalls();
 
 // Reads, writes and seeks: trapped only on descriptors that must_trap_descriptor(); on the others (the

@@ -2,6 +2,7 @@
 
 #include "GuestFileIo.h"
 #include "RecordedSyscalls.h"
+#include "tracer/SyscallBuffer.h"
 #include "tracer/SyscallTable.h"
 #include "tracer/Task.h"
 #include "tracer/Virtualizer.h"
@@ -58,7 +59,15 @@ std::set<int> Recorder::notifiable_syscalls() const {
     return notifiable_recorded_syscalls();
 }
 
+std::set<int> Recorder::buffered_syscalls() const {
+    return tracer::syscall_buffer::buffered_syscalls();
+}
+
 tracer::SyscallDecision Recorder::on_entry(tracer::Task& task, const tracer::SyscallStop& stop) {
+    if (stop.number == tracer::syscall_buffer::kRegisterSyscall) {
+        return tracer::SyscallDecision::emulate(
+            tracer::syscall_buffer::register_buffer(task, stop, tracer::syscall_buffer::Mode::Record));
+    }
     if (asks_about_system_file(task, stop)) {
         return tracer::SyscallDecision::untraced();
     }
@@ -114,7 +123,7 @@ void Recorder::on_event(const Event& event) {
     std::optional<StdioEvent> stdio;
     if (auto* syscall = std::get_if<SyscallEvent>(&recorded.payload)) {
         auto pending = pending_.find(event.tid);
-        if (pending != pending_.end() && pending->second.number == syscall->number) {
+        if (pending != pending_.end() && pending->second.number == syscall->number && !syscall->buffered) {
             if (!syscall->emulated) {
                 // What hermit computed (the Virtualizer's clock, randomness) is computed again on replay;
                 // only the outside world's answers are kept.

@@ -39,6 +39,7 @@ public:
 
     std::set<int> trapped_syscalls() const override;
     std::set<int> notifiable_syscalls() const override;
+    std::set<int> buffered_syscalls() const override;
     tracer::SyscallDecision on_entry(tracer::Task& task, const tracer::SyscallStop& stop) override;
     void on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& result) override;
     void on_event(const Event& event) override;

@@ -9,6 +9,7 @@
 #include "formats/FileIo.h"
 #include "formats/Sha256.h"
 #include "tracer/ReceivedDescriptors.h"
+#include "tracer/SyscallBuffer.h"
 #include "tracer/SyscallTable.h"
 #include "tracer/Task.h"
 
@@ -149,6 +150,10 @@ const SyscallEvent& Replayer::expect_syscall(tracer::Task& task, const tracer::S
     return *recorded;
 }
 
+std::set<int> Replayer::buffered_syscalls() const {
+    return {SYS_access, SYS_faccessat};
+}
+
 tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::SyscallStop& stop) {
     while (!log_.at_end() && kept_running(*log_.peek())) {
         log_.take();
@@ -189,13 +194,22 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
     if (stop.number == SYS_lseek && recorded.result >= 0) {
         return seek(task, stop, recorded);
     }
+    if (stop.number == tracer::syscall_buffer::kRegisterSyscall) {
+        placed_.erase(task.tid());
+        return emulate(
+            task, stop,
+            tracer::syscall_buffer::register_buffer(task, stop, tracer::syscall_buffer::Mode::Replay));
+    }
     switch (replay_treatment(stop.number)) {
     case ReplayTreatment::EmulateFromLog:
         return emulate_input(task, stop, recorded);
     case ReplayTreatment::OpenFile:
         return open_file(task, stop, recorded, pending);
     case ReplayTreatment::ChangePath:
-        change_path(task, stop, recorded);
+        if (recorded.result >= 0) {
+            change_path(task, stop.number, {stop.args.begin(), stop.args.end()},
+                        [&](size_t argument) { return task.read_string(stop.args[argument]); });
+        }
         return emulate(task, stop, recorded.result);
     case ReplayTreatment::Execute:
         // A failed exec changed nothing: its error is the recorded one, whatever the files are now.
@@ -277,17 +291,14 @@ MadeNames::Resolved Replayer::resolved_path_argument(tracer::Task& task, const t
     return absolute.empty() ? MadeNames::Resolved{} : made_names_.resolve(absolute, follow_last);
 }
 
-std::string Replayer::entry_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
-                                          size_t path_argument, int dirfd_argument) const {
-    const std::string absolute = guest_path_argument(task, stop, path_argument, dirfd_argument);
-    return absolute.empty() ? absolute : made_names_.entry_path(absolute);
-}
-
 std::string Replayer::guest_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
                                           size_t path_argument, int dirfd_argument) const {
-    const int dirfd =
-        dirfd_argument < 0 ? AT_FDCWD : static_cast<int>(stop.args[static_cast<size_t>(dirfd_argument)]);
-    auto guest_path = task.read_string(stop.args[path_argument]);
+    return guest_path(task, task.read_string(stop.args[path_argument]),
+                      dirfd_of({stop.args.begin(), stop.args.end()}, dirfd_argument));
+}
+
+std::string Replayer::guest_path(tracer::Task& task, const std::optional<std::string>& guest_path,
+                                 int dirfd) const {
     if (!guest_path) {
         return {};
     }
@@ -302,6 +313,10 @@ std::string Replayer::guest_path_argument(tracer::Task& task, const tracer::Sysc
                              : (std::filesystem::path(made_names_.guest_name(directory)) / *guest_path)
                                    .lexically_normal()
                                    .string();
+}
+
+int Replayer::dirfd_of(const std::vector<uint64_t>& args, int dirfd_argument) {
+    return dirfd_argument < 0 ? AT_FDCWD : static_cast<int>(args[static_cast<size_t>(dirfd_argument)]);
 }
 
 std::string Replayer::start_directory(tracer::Task& task, int dirfd) {
@@ -498,25 +513,28 @@ std::filesystem::path Replayer::make_scratch_file(const std::string& absolute_pa
     return scratch;
 }
 
-void Replayer::change_path(tracer::Task& task, const tracer::SyscallStop& stop,
-                           const SyscallEvent& recorded) {
-    if (recorded.result < 0) {
-        return;
-    }
-    switch (stop.number) {
+void Replayer::change_path(tracer::Task& task, int number, const std::vector<uint64_t>& args,
+                           const PathArgument& path) {
+    // The absolute name of the directory entry a path argument names (MadeNames::entry_path), relative to
+    // the dirfd argument (-1: the cwd).
+    auto entry = [&](size_t path_argument, int dirfd_argument) {
+        const std::string absolute = guest_path(task, path(path_argument), dirfd_of(args, dirfd_argument));
+        return absolute.empty() ? absolute : made_names_.entry_path(absolute);
+    };
+    switch (number) {
     case SYS_unlink:
     case SYS_rmdir:
-        remove_name(entry_path_argument(task, stop, 0, -1));
+        remove_name(entry(0, -1));
         break;
     case SYS_unlinkat:
-        remove_name(entry_path_argument(task, stop, 1, 0));
+        remove_name(entry(1, 0));
         break;
     case SYS_rename:
     case SYS_renameat:
     case SYS_renameat2: {
-        const bool at = stop.number != SYS_rename;
-        const std::string from = entry_path_argument(task, stop, at ? 1 : 0, at ? 0 : -1);
-        const std::string to = entry_path_argument(task, stop, at ? 3 : 1, at ? 2 : -1);
+        const bool at = number != SYS_rename;
+        const std::string from = entry(at ? 1 : 0, at ? 0 : -1);
+        const std::string to = entry(at ? 3 : 1, at ? 2 : -1);
         std::error_code error;
         const bool real_directory =
             !made_names_.is_directory(from) &&
@@ -531,27 +549,27 @@ void Replayer::change_path(tracer::Task& task, const tracer::SyscallStop& stop,
     }
     case SYS_mkdir:
     case SYS_mkdirat: {
-        const bool at = stop.number == SYS_mkdirat;
-        made_names_.made_directory(entry_path_argument(task, stop, at ? 1 : 0, at ? 0 : -1));
+        const bool at = number == SYS_mkdirat;
+        made_names_.made_directory(entry(at ? 1 : 0, at ? 0 : -1));
         break;
     }
     case SYS_symlink:
     case SYS_symlinkat: {
-        const bool at = stop.number == SYS_symlinkat;
-        if (auto target = task.read_string(stop.args[0])) {
-            made_names_.made_symlink(entry_path_argument(task, stop, at ? 2 : 1, at ? 1 : -1), *target);
+        const bool at = number == SYS_symlinkat;
+        if (auto target = path(0)) {
+            made_names_.made_symlink(entry(at ? 2 : 1, at ? 1 : -1), *target);
         }
         break;
     }
     case SYS_link:
-        link(entry_path_argument(task, stop, 0, -1), entry_path_argument(task, stop, 1, -1));
+        link(entry(0, -1), entry(1, -1));
         break;
     case SYS_linkat: {
         // linkat follows a symlink named last only when asked to; link never does.
-        const std::string from = guest_path_argument(task, stop, 1, 0);
-        link((stop.args[4] & AT_SYMLINK_FOLLOW) != 0 ? made_names_.resolve(from, true).path
-                                                     : made_names_.entry_path(from),
-             entry_path_argument(task, stop, 3, 2));
+        const std::string from = guest_path(task, path(1), dirfd_of(args, 0));
+        link((args[4] & AT_SYMLINK_FOLLOW) != 0 ? made_names_.resolve(from, true).path
+                                                : made_names_.entry_path(from),
+             entry(3, 2));
         break;
     }
     default:
@@ -642,6 +660,51 @@ tracer::SyscallDecision Replayer::write(tracer::Task& task, const tracer::Syscal
     }
     // Run as recorded: whether it waits for the outside reader now is not the replay's business.
     return tracer::SyscallDecision::run();
+}
+
+void Replayer::on_buffered_syscall(tracer::Task& task, const SyscallEvent& call) {
+    if (replay_treatment(call.number) != ReplayTreatment::ChangePath || call.result < 0) {
+        return;
+    }
+    const std::vector<size_t> arguments = tracer::syscall_buffer::path_arguments(call.number);
+    change_path(task, call.number, call.args, [&](size_t argument) -> std::optional<std::string> {
+        const auto index =
+            static_cast<size_t>(std::find(arguments.begin(), arguments.end(), argument) - arguments.begin());
+        return index < call.paths.size() ? std::optional(call.paths[index]) : std::nullopt;
+    });
+}
+
+void Replayer::on_resume(tracer::Task& task) {
+    if (task.syscall_buffer() == 0) {
+        return;
+    }
+    // The thread's next recorded events while they are calls made in its buffer, after the event of the
+    // syscall it is answered at now, which is emitted once it runs on.
+    constexpr uint64_t kLookAhead = 1024;
+    const std::vector<Event>& events = log_.events();
+    bool skip_current = pending_.contains(task.tid());
+    std::vector<const SyscallEvent*> calls;
+    uint64_t first = 0;
+    for (uint64_t index = log_.position(); index < events.size() && index < log_.position() + kLookAhead;
+         index++) {
+        const Event& event = events[index];
+        if (event.tid != task.tid() || kept_running(event) || std::exchange(skip_current, false)) {
+            continue;
+        }
+        const auto* syscall = std::get_if<SyscallEvent>(&event.payload);
+        if (syscall == nullptr || !syscall->buffered) {
+            break;
+        }
+        first = calls.empty() ? index : first;
+        calls.push_back(syscall);
+    }
+    auto placed = placed_.find(task.tid());
+    if (calls.empty() || (placed != placed_.end() && placed->second == first)) {
+        return;
+    }
+    if (tracer::syscall_buffer::place(task, calls)) {
+        placed_[task.tid()] = first;
+    }
 }
 
 void Replayer::on_event(const Event& event) {

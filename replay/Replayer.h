@@ -55,7 +55,12 @@ public:
     std::set<int> notifiable_syscalls() const override;
     // Not once asked to stop at an event (stop_at_event): the handler may need the thread stopped.
     bool answers_without_stop(tracer::Task& task, const tracer::SyscallStop& stop) const override;
+    // The accesses of system files that the syscall buffer's library leaves to the kernel.
+    std::set<int> buffered_syscalls() const override;
     tracer::SyscallDecision on_entry(tracer::Task& task, const tracer::SyscallStop& stop) override;
+    void on_buffered_syscall(tracer::Task& task, const SyscallEvent& call) override;
+    // Places the recorded calls the thread makes next in its syscall buffer, if any (SyscallBuffer.h).
+    void on_resume(tracer::Task& task) override;
     void on_event(const Event& event) override;
 
     // Calls `handler` once, at the first syscall entry at or after replay position `event_index`.
@@ -89,6 +94,10 @@ private:
     // The absolute path named by a path argument (relative to the dirfd argument, -1 for the cwd).
     std::string guest_path_argument(tracer::Task& task, const tracer::SyscallStop& stop, size_t path_argument,
                                     int dirfd_argument) const;
+    // The absolute path `guest_path` names, relative to `dirfd`; empty when it cannot be told.
+    std::string guest_path(tracer::Task& task, const std::optional<std::string>& guest_path, int dirfd) const;
+    // The dirfd argument of `args` (-1: none, AT_FDCWD).
+    static int dirfd_of(const std::vector<uint64_t>& args, int dirfd_argument);
     // The file an open or exec names, symlinks resolved (the last one unless `follow_last` is false), as
     // the recorder names its copies (from /proc/<pid>/fd).
     MadeNames::Resolved resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -105,9 +114,6 @@ private:
     std::filesystem::path make_scratch_file(const std::string& absolute_path, uint64_t flags);
     // The stand-in of a directory the guest made and now opens (made on its first open).
     std::filesystem::path directory_stand_in(const std::string& directory);
-    // A directory entry named by a path argument of a name change (MadeNames::entry_path).
-    std::string entry_path_argument(tracer::Task& task, const tracer::SyscallStop& stop, size_t path_argument,
-                                    int dirfd_argument) const;
     // Runs the replay's copy of a program the guest built or that changed since the recording.
     tracer::SyscallDecision execute_file(tracer::Task& task, const tracer::SyscallStop& stop,
                                          PendingSyscall& pending);
@@ -127,8 +133,12 @@ private:
     bool relative_to_stand_in(tracer::Task& task, const tracer::SyscallStop& stop) const;
     // Where the kernel starts a relative path: the host path of the cwd (AT_FDCWD) or of `dirfd`.
     static std::string start_directory(tracer::Task& task, int dirfd);
-    // Keeps the scratch copies and the made names in step with an emulated name change.
-    void change_path(tracer::Task& task, const tracer::SyscallStop& stop, const SyscallEvent& recorded);
+    // The path argument at an index: read from the guest at a syscall's stop, or carried by the event of a
+    // call made in the syscall buffer.
+    using PathArgument = std::function<std::optional<std::string>(size_t argument)>;
+    // Keeps the scratch copies and the made names in step with a name change that succeeded when recorded.
+    void change_path(tracer::Task& task, int number, const std::vector<uint64_t>& args,
+                     const PathArgument& path);
     // A recorded link(`from`, `to`): both name the same scratch copy, or `to` the same symlink.
     void link(const std::string& from, const std::string& to);
     // A recorded unlink or rmdir of `path`.
@@ -157,6 +167,7 @@ private:
     std::vector<std::filesystem::path> executable_copies_; // removed with the replayer
     std::optional<uint64_t> signal_sent_at_;               // replay position of the outside signal last sent
     std::optional<uint64_t> stop_index_;
+    std::map<int32_t, uint64_t> placed_; // by guest tid: the first event placed in its syscall buffer
     uint64_t silent_before_ = 0;
     StopHandler stop_handler_;
 };

@@ -54,7 +54,8 @@ void branch_on_syscalls(std::vector<sock_filter>& program, const std::set<int>& 
 
 } // namespace
 
-SeccompFilter::SeccompFilter(const std::set<int>& trapped, const std::vector<ConditionalTrap>& conditional) {
+SeccompFilter::SeccompFilter(const std::set<int>& trapped, const std::vector<ConditionalTrap>& conditional,
+                             const TrustedCallSite& call_site) {
     const bool trap_all = trapped.count(SyscallInterceptor::kAllSyscalls) != 0;
     std::unique_ptr<void, ContextDeleter> context(
         seccomp_init(trap_all ? SCMP_ACT_TRACE(0) : SCMP_ACT_ALLOW));
@@ -99,6 +100,35 @@ SeccompFilter::SeccompFilter(const std::set<int>& trapped, const std::vector<Con
     if (count != size) {
         throw Error(ErrorCode::SeccompUnavailable, "cannot read back the BPF program");
     }
+    let_through(call_site);
+}
+
+void SeccompFilter::let_through(const TrustedCallSite& call_site) {
+    if (call_site.syscalls.empty()) {
+        return;
+    }
+    // Loads and compares: arch, the two halves of the instruction pointer, then the numbers; a match jumps
+    // to ALLOW, anything else to the program that follows.
+    std::vector<sock_filter> check;
+    const size_t length = 7 + call_site.syscalls.size() + 2;
+    auto to_program = [&] { return static_cast<uint8_t>(length - check.size() - 1); };
+    check.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
+    check.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, to_program()));
+    check.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, instruction_pointer)));
+    check.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(call_site.return_address), 0,
+                             to_program()));
+    check.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, instruction_pointer) + 4));
+    check.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(call_site.return_address >> 32),
+                             0, to_program()));
+    check.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
+    for (int number : call_site.syscalls) {
+        // To the ALLOW just before the program.
+        const auto to_allow = static_cast<uint8_t>(length - check.size() - 2);
+        check.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(number), to_allow, 0));
+    }
+    check.push_back(BPF_STMT(BPF_JMP | BPF_JA | BPF_K, 1));
+    check.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    program_.insert(program_.begin(), check.begin(), check.end());
 }
 
 SeccompFilter SeccompFilter::on_descriptors(const std::set<int>& syscalls, const std::vector<int>& fds) {
@@ -127,7 +157,8 @@ SeccompFilter SeccompFilter::on_descriptors(const std::set<int>& syscalls, const
 }
 
 SeccompFilter SeccompFilter::notifying(const std::set<int>& syscalls,
-                                       const std::vector<ConditionalTrap>& conditional) {
+                                       const std::vector<ConditionalTrap>& conditional,
+                                       const TrustedCallSite& call_site) {
     std::vector<ConditionalTrap> checks;
     for (const ConditionalTrap& trap : conditional) {
         if (syscalls.contains(trap.number)) {
@@ -172,6 +203,7 @@ SeccompFilter SeccompFilter::notifying(const std::set<int>& syscalls,
                                offset_to(program, allow), 0));
     program.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF));
     program.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    filter.let_through(call_site);
     return filter;
 }
 

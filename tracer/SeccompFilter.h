@@ -14,12 +14,19 @@
 
 namespace hermit::tracer {
 
+// Syscalls let through untrapped when made from one instruction, the syscall buffer's call site
+// (tracer/SyscallBuffer.h): the filter checks this first.
+struct TrustedCallSite {
+    uint64_t return_address = 0; // seccomp_data.instruction_pointer: just past the syscall instruction
+    std::set<int> syscalls;      // none: no call site
+};
+
 class SeccompFilter {
 public:
     // `trapped` holds x86_64 syscall numbers; SyscallInterceptor::kAllSyscalls traps every syscall.
     // `conditional` syscalls are trapped only when their argument matches, unless also in `trapped`.
-    explicit SeccompFilter(const std::set<int>& trapped,
-                           const std::vector<ConditionalTrap>& conditional = {});
+    explicit SeccompFilter(const std::set<int>& trapped, const std::vector<ConditionalTrap>& conditional = {},
+                           const TrustedCallSite& call_site = {});
 
     // Traps `syscalls` only when their first argument is one of the descriptor numbers `fds` (compared as
     // the kernel does, as an int). Made to be stacked on the guest's filter by an injected seccomp(2): the
@@ -32,7 +39,8 @@ public:
     // calls: a user notification beats a ptrace stop, and with the marker the syscall falls through to the
     // ptrace stop (see tracer/SyscallNotifications.h).
     static SeccompFilter notifying(const std::set<int>& syscalls,
-                                   const std::vector<ConditionalTrap>& conditional = {});
+                                   const std::vector<ConditionalTrap>& conditional = {},
+                                   const TrustedCallSite& call_site = {});
     static constexpr uint64_t kRetraceMarker = 0x6865726d69740001; // "hermit" and 1
 
     const std::vector<sock_filter>& program() const { return program_; }
@@ -46,6 +54,8 @@ public:
 
 private:
     SeccompFilter() = default;
+    // Puts the check of `call_site` in front of the program (its jumps are relative, so they stay right).
+    void let_through(const TrustedCallSite& call_site);
 
     std::vector<sock_filter> program_;
 };

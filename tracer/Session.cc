@@ -4,6 +4,7 @@
 #include "GuestLauncher.h"
 #include "ProcFs.h"
 #include "SeccompFilter.h"
+#include "SyscallBuffer.h"
 #include "SyscallNotifications.h"
 #include "SyscallTable.h"
 #include "Task.h"
@@ -290,6 +291,20 @@ struct Session::State {
                     std::move(payload)};
         for (EventSink* sink : sinks) {
             sink->on_event(event);
+        }
+    }
+
+    // At each new stop of the thread, before anything else: the calls it made in its syscall buffer since it
+    // last stopped (SyscallBuffer.h), each an event. Never while it runs, when it may be writing the buffer.
+    void take_buffered_calls(Thread& thread) {
+        if (thread.task->syscall_buffer() == 0) {
+            return;
+        }
+        for (SyscallEvent& call : syscall_buffer::take(*thread.task)) {
+            for (SyscallInterceptor* interceptor : interceptors) {
+                interceptor->on_buffered_syscall(*thread.task, call);
+            }
+            emit(thread, std::move(call));
         }
     }
 
@@ -590,6 +605,7 @@ struct Session::State {
             return;
         }
         thread->task->forget_stop(); // the thread ran since its last stop
+        take_buffered_calls(*thread);
         const SyscallStop& stop = notification->stop;
         std::optional<EntryDecision> entry;
         const bool all_answer =
@@ -660,7 +676,9 @@ struct Session::State {
         }
         before_guest_runs(thread);
         if (notifications.answer(notification.id, *result)) {
-            emit(thread, SyscallEvent{stop.number, {stop.args.begin(), stop.args.end()}, *result, false, {}});
+            emit(thread,
+                 SyscallEvent{
+                     stop.number, {stop.args.begin(), stop.args.end()}, *result, false, {}, false, {}});
         }
         return true;
     }
@@ -806,9 +824,13 @@ struct Session::State {
 
     void emit_emulated(Thread& thread, const SyscallStop& stop, const SyscallDecision& decision,
                        int64_t result) {
-        emit(thread,
-             SyscallEvent{
-                 stop.number, {stop.args.begin(), stop.args.end()}, result, !decision.outside_input, {}});
+        emit(thread, SyscallEvent{stop.number,
+                                  {stop.args.begin(), stop.args.end()},
+                                  result,
+                                  !decision.outside_input,
+                                  {},
+                                  false,
+                                  {}});
     }
 
     // The syscall would wait: the thread gives up the token and stays stopped at the syscall's entry,
@@ -816,9 +838,13 @@ struct Session::State {
     // the syscall in the kernel, as it would have natively).
     void park(Thread& thread, const SyscallStop& stop) {
         thread.exit_interceptors.clear();
-        emit(thread,
-             SyscallEvent{
-                 stop.number, {stop.args.begin(), stop.args.end()}, SyscallEvent::kRetried, true, {}});
+        emit(thread, SyscallEvent{stop.number,
+                                  {stop.args.begin(), stop.args.end()},
+                                  SyscallEvent::kRetried,
+                                  true,
+                                  {},
+                                  false,
+                                  {}});
         thread.entry_deferred = true;
         yield(thread, ScheduleEvent::Reason::Blocked, ThreadState::Waiting);
     }
@@ -865,6 +891,8 @@ struct Session::State {
         emit(thread, SyscallEvent{thread.syscall.number,
                                   {thread.syscall.args.begin(), thread.syscall.args.end()},
                                   result,
+                                  false,
+                                  {},
                                   false,
                                   {}});
         keep_running(thread);
@@ -1269,6 +1297,7 @@ struct Session::State {
             return;
         }
         thread->task->forget_stop(); // the thread ran since its last stop
+        take_buffered_calls(*thread);
         switch (event) {
         case PTRACE_EVENT_SECCOMP:
             on_seccomp_stop(*thread);
@@ -1708,10 +1737,16 @@ int Session::run() {
     }
     launch.trap_cpuid = options.trap_cpuid && state.faults_enabled;
     launch.trap_rdtsc = options.trap_rdtsc && state.faults_enabled;
-    SeccompFilter filter(trapped, trapped_conditionally);
+    TrustedCallSite call_site{HERMIT_BUFFER_CALL_SITE_RETURN, {}};
+    for (SyscallInterceptor* interceptor : state.interceptors) {
+        const std::set<int> buffered = interceptor->buffered_syscalls();
+        call_site.syscalls.insert(buffered.begin(), buffered.end());
+    }
+    SeccompFilter filter(trapped, trapped_conditionally, call_site);
     launch.filter = &filter;
     const State::NotifiedSyscalls notified = state.notifiable_syscalls(trapped, trapped_conditionally);
-    const SeccompFilter notifying = SeccompFilter::notifying(notified.always, notified.conditional);
+    const SeccompFilter notifying =
+        SeccompFilter::notifying(notified.always, notified.conditional, call_site);
     if (!notified.always.empty() || !notified.conditional.empty()) {
         launch.notifying_filter = &notifying;
     }

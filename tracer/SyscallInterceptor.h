@@ -113,6 +113,10 @@ public:
     // interceptor that traps it lists it here; if the entry is then not a plain emulation, the Session still
     // brings the thread to a ptrace stop (tracer/SyscallNotifications.h).
     virtual std::set<int> notifiable_syscalls() const { return {}; }
+    // Syscalls the guest's preload library makes itself, from the syscall buffer's call site, while this
+    // interceptor runs the guest (the recorder): the filters let them through from there untrapped
+    // (tracer/SyscallBuffer.h).
+    virtual std::set<int> buffered_syscalls() const { return {}; }
     // Whether on_entry() of this notified `stop` can do without a ptrace stop (asked of every interceptor
     // before any on_entry()); false brings the thread to its ptrace stop first.
     virtual bool answers_without_stop(Task& /*task*/, const SyscallStop& /*stop*/) const { return true; }
@@ -122,6 +126,9 @@ public:
     // act on nothing outside (the guest's memory holds the recorded answer). By default on_entry(), whose
     // answer is ignored.
     virtual void on_entry_answered_in_front(Task& task, const SyscallStop& stop) { on_entry(task, stop); }
+    // A call the thread made in its syscall buffer since its last stop, about to be emitted as an event
+    // (tracer/SyscallBuffer.h): the replayer keeps its view of the file system in step.
+    virtual void on_buffered_syscall(Task& /*task*/, const SyscallEvent& /*call*/) {}
     // `result` is the raw return value (negative errno); an interceptor may change it.
     virtual void on_exit(Task& /*task*/, const SyscallStop& /*stop*/, int64_t& /*result*/) {}
 

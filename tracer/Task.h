@@ -52,6 +52,11 @@ public:
         return installed_ && installed_->fd == fd ? std::optional(installed_->file_type) : std::nullopt;
     }
 
+    // The address of the thread's syscall buffer (SyscallBuffer.h), which the preload library registered;
+    // 0: none (a new thread, or a new program after an exec, has none until it registers one).
+    void set_syscall_buffer(uint64_t address) { syscall_buffer_ = address; }
+    uint64_t syscall_buffer() const { return syscall_buffer_; }
+
     // Forgets what the thread's last stop read or installed: it ran since.
     void forget_stop();
 
@@ -102,6 +107,7 @@ private:
         mode_t file_type;
     };
     std::optional<Installed> installed_;
+    uint64_t syscall_buffer_ = 0;
     struct FileSystemContext {
         std::optional<Directory> working_directory;
         std::optional<Directory> root_directory;

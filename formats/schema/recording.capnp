@@ -9,7 +9,7 @@
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("hermit::schema");
 
-const formatVersion :UInt32 = 5; # 5: file copies in files.pack instead of files/<sha256>
+const formatVersion :UInt32 = 6; # 6: calls made in the guest's syscall buffer (Syscall.buffered, paths)
 
 struct RecordingMeta {
   formatVersion @0 :UInt32;
@@ -138,6 +138,8 @@ struct Syscall {
   result @2 :Int64;              # raw kernel return: negative errno on failure
   emulated @3 :Bool;             # hermit produced the result; the kernel did not run it
   memoryWrites @4 :List(MemoryWrite); # what the syscall wrote into guest memory (recorded inputs)
+  buffered @5 :Bool;             # made in the guest's syscall buffer, without a stop
+  paths @6 :List(Text);          # its path arguments, in order (buffered calls only)
 }
 
 struct MemoryWrite {

@@ -42,7 +42,8 @@ void write_bench_recording(const std::filesystem::path& directory, uint64_t coun
             tid = static_cast<int32_t>((i / kEventsPerSlice) % kThreads) + 1;
             event.payload = hermit::ScheduleEvent{previous, hermit::ScheduleEvent::Reason::Yield};
         } else {
-            event.payload = hermit::SyscallEvent{202, {0x7f0000001000 + i, 0x80, 1, 0, 0, 0}, 0, false, {}};
+            event.payload =
+                hermit::SyscallEvent{202, {0x7f0000001000 + i, 0x80, 1, 0, 0, 0}, 0, false, {}, false, {}};
         }
         event.tid = tid;
         writer.append(event);

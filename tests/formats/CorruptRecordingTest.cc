@@ -163,7 +163,7 @@ TEST(CorruptRecording, WrongMetadataVersion) {
         FAIL() << "expected E033";
     } catch (const Error& error) {
         EXPECT_EQ(error.code(), ErrorCode::RecordingVersion);
-        EXPECT_NE(std::string(error.what()).find("format version 1, this hermit reads version 5"),
+        EXPECT_NE(std::string(error.what()).find("format version 1, this hermit reads version 6"),
                   std::string::npos);
     }
 }

@@ -15,7 +15,7 @@ namespace {
 std::vector<Event> two_process_events() {
     auto events = test::every_kind_of_event();
     events.push_back({120, 7, 7, ScheduleEvent{1, ScheduleEvent::Reason::Blocked}});
-    events.push_back({130, 7, 7, SyscallEvent{60, {0}, 0, false, {}}});
+    events.push_back({130, 7, 7, SyscallEvent{60, {0}, 0, false, {}, false, {}}});
     return events;
 }
 

@@ -44,7 +44,7 @@ TEST(Recording, RoundTripsEveryEventKindAndTheMetadata) {
     RecordingReader reader(directory);
     EXPECT_EQ(reader.read_all(), events);
     const auto& meta = reader.meta();
-    EXPECT_EQ(meta.format_version, 5u);
+    EXPECT_EQ(meta.format_version, 6u);
     EXPECT_EQ(meta.id, "sample-1");
     EXPECT_EQ(meta.argv, (std::vector<std::string>{"/bin/true", "x"}));
     EXPECT_EQ(meta.env, (std::vector<std::string>{"PATH=/usr/bin"}));
@@ -103,14 +103,29 @@ TEST(Recording, LargeMemoryWritesSplitFramesBySize) {
         for (size_t j = 0; j < data.size(); ++j) {
             data[j] = static_cast<uint8_t>((j * 31 + static_cast<size_t>(i)) >> 3);
         }
-        events.push_back(
-            {static_cast<uint64_t>(i), 1, 1,
-             SyscallEvent{
-                 0, {3, 0x1000, data.size()}, static_cast<int64_t>(data.size()), false, {{0x1000, data}}}});
+        events.push_back({static_cast<uint64_t>(i), 1, 1,
+                          SyscallEvent{0,
+                                       {3, 0x1000, data.size()},
+                                       static_cast<int64_t>(data.size()),
+                                       false,
+                                       {{0x1000, data}},
+                                       false,
+                                       {}}});
     }
     test::write_recording(directory, events);
     RecordingReader reader(directory);
     EXPECT_EQ(reader.read_all(), events);
+}
+
+// A call made in the guest's syscall buffer keeps its flag and its paths (tracer/SyscallBuffer.h).
+TEST(Recording, BufferedCallsKeepTheirPaths) {
+    TemporaryDirectory temporary;
+    const auto directory = temporary.path() / "rec";
+    const std::vector<Event> events{
+        {10, 1, 1, SyscallEvent{86, {0x5000, 0x5010}, 0, false, {}, true, {"a/tmp", "a/object"}}},
+        {20, 1, 1, SyscallEvent{21, {0x5020, 0}, -2, false, {}, true, {""}}}};
+    test::write_recording(directory, events);
+    EXPECT_EQ(RecordingReader(directory).read_all(), events);
 }
 
 TEST(Recording, WriterDestroyedWithoutFinishLeavesAReadableUnfinishedRecording) {

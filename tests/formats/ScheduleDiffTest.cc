@@ -31,8 +31,9 @@ TEST(ScheduleDiff, LogicalTimeIsNotCompared) {
 
 TEST(ScheduleDiff, ExecveArgumentsAreNotCompared) {
     // Two recordings of one program: the first execve's pointers are in hermit's own (randomized) image.
-    const std::vector<Event> a{{0, 1, 1, SyscallEvent{59, {0x55a906c6b8e0, 0x55a906c7a4e0}, 0, false, {}}},
-                               {1, 1, 1, SyscallEvent{1, {1, 0x1000, 5}, 5, false, {}}}};
+    const std::vector<Event> a{
+        {0, 1, 1, SyscallEvent{59, {0x55a906c6b8e0, 0x55a906c7a4e0}, 0, false, {}, false, {}}},
+        {1, 1, 1, SyscallEvent{1, {1, 0x1000, 5}, 5, false, {}, false, {}}}};
     auto b = a;
     std::get<SyscallEvent>(b[0].payload).args = {0x562ae84188e0, 0x562ae84274e0};
     EXPECT_TRUE(diff_events(a, b).identical());

@@ -61,7 +61,8 @@ inline std::vector<Event> every_kind_of_event() {
     events.push_back({0, 1, 1, ScheduleEvent{0, ScheduleEvent::Reason::Started}});
     events.push_back({10, 1, 1, ExecEvent{"/bin/true", {"true", "--flag"}, std::string(64, 'a')}});
     events.push_back(
-        {20, 1, 1, SyscallEvent{318, {0x7ffd0000, 16, 0}, 16, true, {{0x7ffd0000, {1, 2, 3, 4}}}}});
+        {20, 1, 1,
+         SyscallEvent{318, {0x7ffd0000, 16, 0}, 16, true, {{0x7ffd0000, {1, 2, 3, 4}}}, false, {}}});
     events.push_back({30, 2, 1, ThreadStartEvent{1, false}});
     events.push_back({40, 2, 1, ScheduleEvent{1, ScheduleEvent::Reason::Yield}});
     events.push_back({50, 2, 1, RdtscEvent{123456789, true}});
@@ -87,6 +88,8 @@ inline std::vector<Event> many_events(size_t count) {
                               SyscallEvent{static_cast<int32_t>(i % 300),
                                            {i, i * 7, i ^ 0x5a5a},
                                            static_cast<int64_t>(i % 3) - 1,
+                                           false,
+                                           {},
                                            false,
                                            {}}});
         }

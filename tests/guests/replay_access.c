@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "raw_name_calls.h"
+
 static void show(const char* what, long result) {
     printf("%s: %s\n", what, result == 0 ? "yes" : strerror(errno));
 }

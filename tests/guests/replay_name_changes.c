@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "raw_name_calls.h"
+
 static void show(const char* what, long result) {
     printf("%s: %s\n", what, result == 0 ? "yes" : strerror(errno));
 }

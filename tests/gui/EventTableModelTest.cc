@@ -90,7 +90,7 @@ TEST_F(EventTableModelTest, FilterByKindAndText) {
 
 TEST(EventText, DecodesErrorsSignalsAndOutput) {
     const SyscallNameLookup names = [](int) { return QStringLiteral("openat"); };
-    const Event failed{1, 2, 2, SyscallEvent{257, {0xffffff9c, 0x1000}, -2, false, {}}};
+    const Event failed{1, 2, 2, SyscallEvent{257, {0xffffff9c, 0x1000}, -2, false, {}, false, {}}};
     EXPECT_EQ(event_description(failed, names),
               QStringLiteral("openat(0xffffff9c, 0x1000) = -1 ENOENT (No such file or directory)"));
     const QString details = event_details(failed, 4, names);

@@ -29,8 +29,8 @@ std::vector<Event> four_thread_events() {
         }
         const auto reason = previous == 0 ? ScheduleEvent::Reason::Started : ScheduleEvent::Reason::Yield;
         events.push_back(Event{slice.begin, slice.tid, slice.pid, ScheduleEvent{previous, reason}});
-        events.push_back(
-            Event{slice.begin + 1, slice.tid, slice.pid, SyscallEvent{202, {1, 2, 3}, 0, false, {}}});
+        events.push_back(Event{slice.begin + 1, slice.tid, slice.pid,
+                               SyscallEvent{202, {1, 2, 3}, 0, false, {}, false, {}}});
         if (slice.tid == 11 && slice.begin == 20) {
             events.push_back(Event{22, 11, 11, ExecEvent{"/bin/true", {"true"}, "00"}});
         }

@@ -172,7 +172,7 @@ TEST_F(TimelineModelTest, EventOrderAxisUsesEventIndices) {
 }
 
 TEST(TimelineModelWithoutSchedule, TheFirstThreadHoldsTheToken) {
-    const std::vector<Event> events{Event{5, 1, 1, SyscallEvent{1, {}, 0, false, {}}},
+    const std::vector<Event> events{Event{5, 1, 1, SyscallEvent{1, {}, 0, false, {}, false, {}}},
                                     Event{25, 1, 1, ThreadExitEvent{0, true}}};
     const TimelineModel model(columns_of_events(events));
     ASSERT_EQ(model.lanes().size(), 1u);

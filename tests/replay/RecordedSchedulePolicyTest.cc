@@ -11,7 +11,7 @@ Event schedule_to(int32_t tid, int32_t previous) {
     return Event{0, tid, 1, ScheduleEvent{previous}};
 }
 Event syscall_of(int32_t tid) {
-    return Event{0, tid, 1, SyscallEvent{0, {}, 0, false, {}}};
+    return Event{0, tid, 1, SyscallEvent{0, {}, 0, false, {}, false, {}}};
 }
 
 TEST(RecordedSchedulePolicy, FollowsTheNextRecordedScheduleLookingPastThreadExits) {

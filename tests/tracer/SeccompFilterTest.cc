@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 namespace hermit::tracer {
 namespace {
@@ -97,6 +99,37 @@ TEST(SeccompFilter, TrapsConditionallyOnAnArgument) {
 TEST(SeccompFilter, AnUnconditionalTrapWinsOverAConditionalOne) {
     SeccompFilter filter({SYS_getppid}, {{SYS_getppid, 0, 3, 1}});
     EXPECT_EQ(exit_code_under(filter, [] { return trapped(syscall(SYS_getppid, 6)) ? 1 : 0; }), 1);
+}
+
+// mov rax, rdi; mov rdi, rsi; syscall; ret: the syscall `number(argument)`, its raw result.
+using CallSite = long (*)(long number, long argument);
+constexpr unsigned char kCallSiteCode[] = {0x48, 0x89, 0xf8, 0x48, 0x89, 0xf7, 0x0f, 0x05, 0xc3};
+constexpr uint64_t kPastSyscallInstruction = 8;
+CallSite call_site = nullptr; // mapped before the child forks, which inherits it
+
+// getppid and getuid are trapped, getppid let through from the call site: from there it runs, from
+// anywhere else it is trapped, and getuid is trapped from there too.
+int call_site_outcome(const SeccompFilter& filter) {
+    return exit_code_under(filter, [] {
+        int code = 0;
+        code |= call_site(SYS_getppid, 0) > 0 ? 1 : 0;
+        code |= trapped(syscall(SYS_getppid)) ? 2 : 0;
+        code |= call_site(SYS_getuid, 0) == -ENOSYS ? 4 : 0;
+        return code;
+    });
+}
+
+TEST(SeccompFilter, LetsTheTrustedCallSiteThroughForItsSyscallsOnly) {
+    void* page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(page, MAP_FAILED);
+    std::memcpy(page, kCallSiteCode, sizeof kCallSiteCode);
+    call_site = reinterpret_cast<CallSite>(page);
+    const TrustedCallSite trusted{reinterpret_cast<uint64_t>(page) + kPastSyscallInstruction, {SYS_getppid}};
+    EXPECT_EQ(call_site_outcome(SeccompFilter({SYS_getppid, SYS_getuid}, {}, trusted)), 1 | 2 | 4);
+    // Without a listener a user notification fails with ENOSYS too.
+    EXPECT_EQ(call_site_outcome(SeccompFilter::notifying({SYS_getppid, SYS_getuid}, {}, trusted)), 1 | 2 | 4);
+    EXPECT_EQ(call_site_outcome(SeccompFilter({SYS_getppid, SYS_getuid})), 2 | 4);
+    munmap(page, 4096);
 }
 
 } // namespace

@@ -1,0 +1,93 @@
+// The calls hermit's preload library answers in its syscall buffer (tracer/SyscallBuffer.h), in the shapes
+// a build makes them (git's object files: a new temporary file linked to its final name, then unlinked),
+// from the main thread, a second thread and a forked child, relative to the working directory; an access
+// from a vfork child, which shares the parent's buffer and so makes a trapped call; accesses of system
+// files, which the library leaves to the kernel. argv[1]: a scratch directory. argv[2]: rounds.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static long rounds;
+
+// One round under names starting with `prefix`: returns how many calls gave the expected answer (7).
+static int round_of(const char* prefix, long round) {
+    char directory[64], temporary[96], object[96], final[96];
+    snprintf(directory, sizeof directory, "%s%ld", prefix, round);
+    snprintf(temporary, sizeof temporary, "%s/tmp", directory);
+    snprintf(object, sizeof object, "%s/object", directory);
+    snprintf(final, sizeof final, "%s/final", directory);
+    int good = mkdir(directory, 0755) == 0;
+    const int file = open(temporary, O_CREAT | O_EXCL | O_WRONLY, 0644);
+    if (file >= 0) {
+        dprintf(file, "%s round %ld\n", prefix, round);
+        close(file);
+    }
+    good += link(temporary, object) == 0;
+    good += link(temporary, object) != 0 && errno == EEXIST;
+    good += unlink(temporary) == 0;
+    good += access(object, R_OK) == 0;
+    good += access(temporary, F_OK) != 0 && errno == ENOENT;
+    good += rename(object, final) == 0;
+    return good;
+}
+
+static void* thread_rounds(void* prefix) {
+    long good = 0;
+    for (long round = 0; round < rounds; round++) {
+        good += round_of(prefix, round);
+    }
+    return (void*)good;
+}
+
+static void show_file(const char* path) {
+    char text[128] = {0};
+    const int file = open(path, O_RDONLY);
+    const ssize_t length = file >= 0 ? read(file, text, sizeof text - 1) : -1;
+    printf("%s: %s", path, length > 0 ? text : "(unreadable)\n");
+    if (file >= 0) {
+        close(file);
+    }
+}
+
+int main(int argc, char** argv) {
+    if (argc < 3 || chdir(argv[1]) != 0) {
+        return 2;
+    }
+    rounds = atol(argv[2]);
+    pthread_t thread;
+    void* thread_good = NULL;
+    pthread_create(&thread, NULL, thread_rounds, "t");
+    pthread_join(thread, &thread_good);
+    const long main_good = (long)thread_rounds("m");
+    printf("main thread: %ld of %ld\nsecond thread: %ld of %ld\n", main_good, 7 * rounds, (long)thread_good,
+           7 * rounds);
+
+    const pid_t child = fork();
+    if (child == 0) {
+        _exit(round_of("c", 0) == 7 ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    printf("forked child: %s\n", WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "all 7" : "failed");
+
+    const pid_t vforked = vfork();
+    if (vforked == 0) {
+        _exit(access("c0/final", F_OK) == 0 ? 0 : 1);
+    }
+    waitpid(vforked, &status, 0);
+    printf("vfork child: %s\n", WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "found c0/final" : "failed");
+
+    printf("system files: %s, %s\n", access("/usr/bin", X_OK) == 0 ? "yes" : strerror(errno),
+           access("/etc/hermit-missing", F_OK) == 0 ? "yes" : strerror(errno));
+    show_file("m0/final");
+    show_file("t1/final");
+    show_file("c0/final");
+    return 0;
+}

@@ -1,0 +1,153 @@
+#include "SyscallBuffer.h"
+
+#include "Task.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <filesystem>
+
+namespace hermit::tracer::syscall_buffer {
+
+namespace {
+
+using Header = hermit_buffer_header;
+using Entry = hermit_buffer_entry;
+
+constexpr size_t kEntriesCapacity = HERMIT_BUFFER_SIZE - sizeof(Header);
+// take() reads the header and this much of the entries at once: one read for most stops.
+constexpr size_t kFirstRead = 4096;
+
+uint64_t entries_address(uint64_t buffer) {
+    return buffer + sizeof(Header);
+}
+
+size_t entry_size(const SyscallEvent& call) {
+    size_t size = sizeof(Entry);
+    for (const std::string& path : call.paths) {
+        size += path.size() + 1;
+    }
+    return (size + 7) & ~size_t{7};
+}
+
+} // namespace
+
+const std::set<int>& buffered_syscalls() {
+    static const std::set<int> numbers = {SYS_access, SYS_faccessat, SYS_unlink,  SYS_unlinkat, SYS_link,
+                                          SYS_linkat, SYS_mkdir,     SYS_mkdirat, SYS_rename,   SYS_renameat};
+    return numbers;
+}
+
+std::vector<size_t> path_arguments(int number) {
+    switch (number) {
+    case SYS_access:
+    case SYS_unlink:
+    case SYS_mkdir:
+        return {0};
+    case SYS_faccessat:
+    case SYS_unlinkat:
+    case SYS_mkdirat:
+        return {1};
+    case SYS_link:
+    case SYS_rename:
+        return {0, 1};
+    case SYS_linkat:
+    case SYS_renameat:
+        return {1, 3};
+    default:
+        return {};
+    }
+}
+
+std::string preload_library() {
+    constexpr const char* kName = "libhermit_preload.so";
+    std::error_code error;
+    const std::filesystem::path beside =
+        std::filesystem::read_symlink("/proc/self/exe", error).parent_path() / kName;
+    if (!error && std::filesystem::exists(beside, error)) {
+        return beside.string();
+    }
+    return std::filesystem::exists(HERMIT_PRELOAD_BUILD_PATH, error) ? HERMIT_PRELOAD_BUILD_PATH : "";
+}
+
+int64_t register_buffer(Task& task, const SyscallStop& stop, Mode mode) {
+    const uint64_t address = stop.args[0];
+    if (address == 0) {
+        task.set_syscall_buffer(0);
+        return 0;
+    }
+    if (stop.args[1] != HERMIT_BUFFER_SIZE ||
+        !task.write_value(address, Header{static_cast<uint32_t>(mode), 0, 0, 0})) {
+        return -EINVAL;
+    }
+    task.set_syscall_buffer(address);
+    return 0;
+}
+
+std::vector<SyscallEvent> take(Task& task) {
+    const uint64_t buffer = task.syscall_buffer();
+    std::vector<SyscallEvent> calls;
+    std::vector<uint8_t> bytes(sizeof(Header) + kFirstRead);
+    if (buffer == 0 || !task.read(buffer, bytes.data(), bytes.size())) {
+        return calls;
+    }
+    Header header{};
+    std::memcpy(&header, bytes.data(), sizeof header);
+    if (header.done == 0 || header.used > kEntriesCapacity) {
+        return calls;
+    }
+    bytes.resize(sizeof(Header) + header.used);
+    if (header.used > kFirstRead &&
+        !task.read(entries_address(buffer) + kFirstRead, bytes.data() + sizeof(Header) + kFirstRead,
+                   header.used - kFirstRead)) {
+        return calls;
+    }
+    size_t offset = sizeof(Header);
+    for (uint32_t index = 0; index < header.done && offset + sizeof(Entry) <= bytes.size(); index++) {
+        Entry entry{};
+        std::memcpy(&entry, bytes.data() + offset, sizeof entry);
+        if (entry.size < sizeof(Entry) || offset + entry.size > bytes.size()) {
+            break;
+        }
+        SyscallEvent call{entry.number, {entry.args, entry.args + 6}, entry.result, false, {}, true, {}};
+        const char* text = reinterpret_cast<const char*>(bytes.data() + offset + sizeof(Entry));
+        const char* end = reinterpret_cast<const char*>(bytes.data() + offset + entry.size);
+        for (size_t path = 0; path < path_arguments(entry.number).size() && text < end; path++) {
+            call.paths.emplace_back(text, strnlen(text, static_cast<size_t>(end - text)));
+            text += call.paths.back().size() + 1;
+        }
+        calls.push_back(std::move(call));
+        offset += entry.size;
+    }
+    task.write_value(buffer, Header{header.mode, 0, 0, 0});
+    return calls;
+}
+
+bool place(Task& task, const std::vector<const SyscallEvent*>& calls) {
+    const uint64_t buffer = task.syscall_buffer();
+    std::vector<uint8_t> bytes;
+    for (const SyscallEvent* call : calls) {
+        const size_t size = entry_size(*call);
+        if (bytes.size() + size > kEntriesCapacity) {
+            break;
+        }
+        Entry entry{call->number, static_cast<uint32_t>(size), call->result, {}};
+        std::copy_n(call->args.begin(), std::min<size_t>(call->args.size(), 6), entry.args);
+        const size_t start = bytes.size();
+        bytes.resize(start + size);
+        std::memcpy(bytes.data() + start, &entry, sizeof entry);
+        size_t text = start + sizeof(Entry);
+        for (const std::string& path : call->paths) {
+            std::memcpy(bytes.data() + text, path.c_str(), path.size() + 1);
+            text += path.size() + 1;
+        }
+    }
+    const Header header{static_cast<uint32_t>(Mode::Replay), 0, 0, static_cast<uint32_t>(bytes.size())};
+    return buffer != 0 && !bytes.empty() && task.write(entries_address(buffer), bytes.data(), bytes.size()) &&
+           task.write_value(buffer, header);
+}
+
+} // namespace hermit::tracer::syscall_buffer

@@ -1,0 +1,296 @@
+/* libhermit_preload.so: loaded into guests that hermit records or replays (LD_PRELOAD). It answers the
+ * file-name syscalls a build makes by the thousand (access, unlink, link, mkdir, rename) without a stop of
+ * the tracer: while recording it makes them itself, from a call site the seccomp filters let through, and
+ * appends each result to the thread's buffer, which the tracer takes at the thread's next stop; while
+ * replaying it returns the recorded results the tracer placed in the buffer. Anything it cannot answer
+ * that way (a call that does not match, a full buffer, a thread it has no buffer for) is made as an
+ * ordinary, trapped syscall. See tracer/preload/syscall_buffer.h and tracer/SyscallBuffer.h. */
+#define _GNU_SOURCE
+#include "syscall_buffer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef long (*call_site_function)(long number, long a0, long a1, long a2, long a3, long a4);
+
+/* mov rax,rdi; mov rdi,rsi; mov rsi,rdx; mov rdx,rcx; mov r10,r8; mov r8,r9; syscall; ret */
+static const unsigned char call_site_code[] = {0x48, 0x89, 0xf8, 0x48, 0x89, 0xf7, 0x48,
+                                               0x89, 0xd6, 0x48, 0x89, 0xca, 0x4d, 0x89,
+                                               0xc2, 0x4d, 0x89, 0xc8, 0x0f, 0x05, 0xc3};
+_Static_assert(sizeof(call_site_code) == HERMIT_BUFFER_CALL_SITE_RETURN - HERMIT_BUFFER_CALL_SITE + 1,
+               "the syscall instruction ends where the filters expect it");
+
+struct thread_state {
+    struct hermit_buffer_header* buffer;
+    pid_t tid;      /* the thread that registered `buffer`; another (a vfork child) gets no answers */
+    int registered; /* cleared in a forked child, which registers its copy of the buffer again */
+    int busy;       /* a signal handler's call inside a call goes to the kernel */
+};
+
+static __thread struct thread_state state;
+static int unavailable; /* not under hermit, or the call site could not be mapped */
+static pthread_key_t exit_key;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static long kernel_result(long result) {
+    if (result < 0 && result > -4096) {
+        errno = (int)-result;
+        return -1;
+    }
+    return result;
+}
+
+static int map_call_site(void) {
+    void* page = mmap((void*)HERMIT_BUFFER_CALL_SITE, 4096, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (page == MAP_FAILED) {
+        /* A forked child has its parent's. */
+        return errno == EEXIST &&
+               memcmp((const void*)HERMIT_BUFFER_CALL_SITE, call_site_code, sizeof(call_site_code)) == 0;
+    }
+    memcpy(page, call_site_code, sizeof(call_site_code));
+    return mprotect(page, 4096, PROT_READ | PROT_EXEC) == 0;
+}
+
+/* At thread exit: the tracer takes what the buffer holds at the unregistering syscall, then it goes. */
+static void release_buffer(void* buffer) {
+    if (state.registered && state.tid == (pid_t)syscall(SYS_gettid)) {
+        syscall(HERMIT_BUFFER_REGISTER_SYSCALL, 0L, 0L, 0L, 0L, 0L, 0L);
+    }
+    munmap(buffer, HERMIT_BUFFER_SIZE);
+    state.buffer = NULL;
+    state.registered = 0;
+}
+
+static void forget_registration_in_child(void) {
+    state.registered = 0;
+}
+
+static void initialize(void) {
+    if (!map_call_site() || pthread_key_create(&exit_key, release_buffer) != 0 ||
+        pthread_atfork(NULL, NULL, forget_registration_in_child) != 0) {
+        unavailable = 1;
+    }
+}
+
+static struct hermit_buffer_header* thread_buffer(void) {
+    const pid_t tid = (pid_t)syscall(SYS_gettid);
+    if (state.registered) {
+        return state.tid == tid ? state.buffer : NULL;
+    }
+    pthread_once(&once, initialize);
+    if (unavailable) {
+        return NULL;
+    }
+    if (state.buffer == NULL) {
+        void* buffer =
+            mmap(NULL, HERMIT_BUFFER_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (buffer == MAP_FAILED) {
+            return NULL;
+        }
+        state.buffer = buffer;
+        pthread_setspecific(exit_key, buffer);
+    }
+    memset(state.buffer, 0, sizeof(*state.buffer));
+    if (syscall(HERMIT_BUFFER_REGISTER_SYSCALL, state.buffer, (long)HERMIT_BUFFER_SIZE, 0L, 0L, 0L, 0L) !=
+            0 ||
+        state.buffer->mode == HERMIT_BUFFER_OFF) {
+        unavailable = 1;
+        return NULL;
+    }
+    state.tid = tid;
+    state.registered = 1;
+    return state.buffer;
+}
+
+/* Whether hermit leaves an access of `path` to the kernel (replay/RecordedSyscalls.h,
+ * asks_about_system_file): an absolute path in a stable system directory, or that directory, without "."
+ * or ".." components. */
+static int is_stable_system_path(const char* path) {
+    static const char* const directories[] = HERMIT_STABLE_SYSTEM_DIRECTORIES;
+    const size_t length = strlen(path);
+    int inside = 0;
+    for (size_t index = 0; index < sizeof(directories) / sizeof(directories[0]); index++) {
+        const size_t prefix = strlen(directories[index]);
+        inside |= strncmp(path, directories[index], prefix) == 0 ||
+                  (length == prefix - 1 && strncmp(path, directories[index], length) == 0);
+    }
+    const int ends_with_dot = (length >= 2 && strcmp(path + length - 2, "/.") == 0) ||
+                              (length >= 3 && strcmp(path + length - 3, "/..") == 0);
+    return inside && strstr(path, "/./") == NULL && strstr(path, "/../") == NULL && !ends_with_dot;
+}
+
+static unsigned char* entries(struct hermit_buffer_header* buffer) {
+    return (unsigned char*)(buffer + 1);
+}
+
+static int is_path_argument(unsigned mask, int index) {
+    return (mask >> index) & 1;
+}
+
+/* Recording: the call from the call site, appended with its result and its paths. */
+static int record(struct hermit_buffer_header* buffer, int number, const long args[6], unsigned paths,
+                  long* result) {
+    size_t size = sizeof(struct hermit_buffer_entry);
+    for (int index = 0; index < 6; index++) {
+        if (is_path_argument(paths, index)) {
+            size += strlen((const char*)args[index]) + 1;
+        }
+    }
+    size = (size + 7) & ~(size_t)7;
+    if (buffer->used + size > HERMIT_BUFFER_SIZE - sizeof(*buffer)) {
+        return 0;
+    }
+    const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
+    *result = call_site(number, args[0], args[1], args[2], args[3], args[4]);
+    struct hermit_buffer_entry* entry = (struct hermit_buffer_entry*)(entries(buffer) + buffer->used);
+    entry->number = number;
+    entry->size = (uint32_t)size;
+    entry->result = *result;
+    char* text = (char*)(entry + 1);
+    for (int index = 0; index < 6; index++) {
+        entry->args[index] = (uint64_t)args[index];
+        if (is_path_argument(paths, index)) {
+            const size_t length = strlen((const char*)args[index]) + 1;
+            memcpy(text, (const char*)args[index], length);
+            text += length;
+        }
+    }
+    buffer->used += (uint32_t)size;
+    buffer->done++;
+    return 1;
+}
+
+/* Replaying: the result of the next placed entry, when it is this very call. */
+static int replay(struct hermit_buffer_header* buffer, int number, const long args[6], unsigned paths,
+                  long* result) {
+    if (buffer->used >= buffer->placed) {
+        return 0;
+    }
+    const struct hermit_buffer_entry* entry =
+        (const struct hermit_buffer_entry*)(entries(buffer) + buffer->used);
+    if (entry->number != number) {
+        return 0;
+    }
+    const char* text = (const char*)(entry + 1);
+    for (int index = 0; index < 6; index++) {
+        if (!is_path_argument(paths, index)) {
+            if (entry->args[index] != (uint64_t)args[index]) {
+                return 0;
+            }
+            continue;
+        }
+        if (strcmp(text, (const char*)args[index]) != 0) {
+            return 0;
+        }
+        text += strlen(text) + 1;
+    }
+    *result = entry->result;
+    buffer->used += entry->size;
+    buffer->done++;
+    return 1;
+}
+
+/* `paths` has bit i set for each path argument i, `dirfds` for each descriptor its path is relative to. */
+static long buffered(int number, long a0, long a1, long a2, long a3, long a4, unsigned paths,
+                     unsigned dirfds) {
+    const long args[6] = {a0, a1, a2, a3, a4, 0};
+    struct hermit_buffer_header* buffer = NULL;
+    int answered = 0;
+    long result = 0;
+    for (int index = 0; index < 6; index++) {
+        if (is_path_argument(paths, index) && args[index] == 0) {
+            paths = 0; /* a null path: EFAULT from the kernel */
+        }
+    }
+    /* A path relative to a descriptor: which directory it names is the tracer's to find, at a stop. */
+    for (int index = 0; index < 6; index++) {
+        if (paths != 0 && is_path_argument(dirfds, index) && (int)args[index] != AT_FDCWD &&
+            ((const char*)args[index + 1])[0] != '/') {
+            paths = 0;
+        }
+    }
+    if (paths != 0 && !state.busy && (buffer = thread_buffer()) != NULL) {
+        state.busy = 1;
+        answered = buffer->mode == HERMIT_BUFFER_RECORD ? record(buffer, number, args, paths, &result)
+                                                        : replay(buffer, number, args, paths, &result);
+        state.busy = 0;
+    }
+    if (!answered) {
+        return syscall(number, a0, a1, a2, a3, a4);
+    }
+    return kernel_result(result);
+}
+
+#define PATH(index) (1u << (index))
+
+/* An access that hermit leaves to the kernel (is_stable_system_path) is made from the call site, with no
+ * entry, whenever the thread has a buffer. */
+static int system_access(int number, long a0, long a1, long a2, const char* path, long* result) {
+    if (path == NULL || !is_stable_system_path(path) || state.busy || thread_buffer() == NULL) {
+        return 0;
+    }
+    const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
+    *result = call_site(number, a0, a1, a2, 0, 0);
+    return 1;
+}
+
+EXPORT int access(const char* path, int mode) {
+    long result = 0;
+    if (system_access(SYS_access, (long)path, mode, 0, path, &result)) {
+        return (int)kernel_result(result);
+    }
+    return (int)buffered(SYS_access, (long)path, mode, 0, 0, 0, PATH(0), 0);
+}
+
+EXPORT int faccessat(int dirfd, const char* path, int mode, int flags) {
+    if (flags != 0) {
+        return (int)syscall(SYS_faccessat2, dirfd, path, mode, flags);
+    }
+    long result = 0;
+    if (system_access(SYS_faccessat, dirfd, (long)path, mode, path, &result)) {
+        return (int)kernel_result(result);
+    }
+    return (int)buffered(SYS_faccessat, dirfd, (long)path, mode, 0, 0, PATH(1), PATH(0));
+}
+
+EXPORT int unlink(const char* path) {
+    return (int)buffered(SYS_unlink, (long)path, 0, 0, 0, 0, PATH(0), 0);
+}
+
+EXPORT int unlinkat(int dirfd, const char* path, int flags) {
+    return (int)buffered(SYS_unlinkat, dirfd, (long)path, flags, 0, 0, PATH(1), PATH(0));
+}
+
+EXPORT int link(const char* from, const char* to) {
+    return (int)buffered(SYS_link, (long)from, (long)to, 0, 0, 0, PATH(0) | PATH(1), 0);
+}
+
+EXPORT int linkat(int from_dirfd, const char* from, int to_dirfd, const char* to, int flags) {
+    return (int)buffered(SYS_linkat, from_dirfd, (long)from, to_dirfd, (long)to, flags, PATH(1) | PATH(3),
+                         PATH(0) | PATH(2));
+}
+
+EXPORT int mkdir(const char* path, mode_t mode) {
+    return (int)buffered(SYS_mkdir, (long)path, mode, 0, 0, 0, PATH(0), 0);
+}
+
+EXPORT int mkdirat(int dirfd, const char* path, mode_t mode) {
+    return (int)buffered(SYS_mkdirat, dirfd, (long)path, mode, 0, 0, PATH(1), PATH(0));
+}
+
+EXPORT int rename(const char* from, const char* to) {
+    return (int)buffered(SYS_rename, (long)from, (long)to, 0, 0, 0, PATH(0) | PATH(1), 0);
+}
+
+EXPORT int renameat(int from_dirfd, const char* from, int to_dirfd, const char* to) {
+    return (int)buffered(SYS_renameat, from_dirfd, (long)from, to_dirfd, (long)to, 0, PATH(1) | PATH(3),
+                         PATH(0) | PATH(2));
+}

@@ -1,0 +1,53 @@
+/* The contract between hermit's tracer and its preload library (libhermit_preload.so), which answers some
+ * file-name syscalls inside the guest while recording and replaying, without a stop (tracer/SyscallBuffer.h).
+ * C, for the library; the tracer includes it too. */
+#ifndef HERMIT_SYSCALL_BUFFER_H
+#define HERMIT_SYSCALL_BUFFER_H
+
+#include <stdint.h>
+
+/* A syscall number no kernel has: registers the calling thread's buffer (its address in the first argument,
+ * its size in the second; 0 unregisters). The tracer traps it, answers 0 and writes the mode into the
+ * header; without hermit the kernel answers -ENOSYS and the library stays out of the way. */
+#define HERMIT_BUFFER_REGISTER_SYSCALL 1000
+
+/* The page where the library maps its call site: code that makes the syscall of its first argument with
+ * the next five, whose `syscall` instruction ends at HERMIT_BUFFER_CALL_SITE_RETURN. While recording, the
+ * seccomp filters let the buffered syscalls through from there. Beside the vDSO clock page (16 TiB). */
+#define HERMIT_BUFFER_CALL_SITE 0x100000010000ULL
+#define HERMIT_BUFFER_CALL_SITE_RETURN (HERMIT_BUFFER_CALL_SITE + 20)
+
+#define HERMIT_BUFFER_SIZE 65536
+
+/* Directories whose files answer the same in a recording and in its replay (replay/RecordedSyscalls.h):
+ * an access to a path under one of them, without "." or ".." components, is left to the kernel and leaves
+ * no event; the library makes it from the call site in both modes, without an entry. */
+#define HERMIT_STABLE_SYSTEM_DIRECTORIES                                                                     \
+    { "/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/etc/" }
+
+enum hermit_buffer_mode {
+    HERMIT_BUFFER_OFF = 0,
+    /* The library makes the syscall from the call site and appends an entry with its result. */
+    HERMIT_BUFFER_RECORD = 1,
+    /* The tracer placed the recorded entries of the thread's next calls; the library returns their results
+     * when the calls match them, and makes a trapped syscall otherwise. */
+    HERMIT_BUFFER_REPLAY = 2,
+};
+
+struct hermit_buffer_header {
+    uint32_t mode;   /* enum hermit_buffer_mode, written by the tracer at registration */
+    uint32_t done;   /* calls the guest completed since the tracer last took them */
+    uint32_t used;   /* bytes of entries those calls wrote (record) or consumed (replay) */
+    uint32_t placed; /* replay: bytes of entries the tracer placed */
+};
+
+/* One call, followed by its path arguments as NUL-terminated strings in argument order; `size` covers
+ * them and is a multiple of 8. */
+struct hermit_buffer_entry {
+    int32_t number;
+    uint32_t size;
+    int64_t result; /* raw: negative errno */
+    uint64_t args[6];
+};
+
+#endif
