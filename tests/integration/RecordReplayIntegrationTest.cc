@@ -515,6 +515,34 @@ TEST_F(RecordReplayTest, FileNameCallsAreAnsweredInTheGuestsSyscallBuffer) {
     EXPECT_EQ(buffered, 2 * 100 * 7 + 7u);
 }
 
+// A recording made by a hermit installed elsewhere, gone by the time of the replay: the recording holds a
+// copy of the syscall buffer's library, as of every file the guest opened outside the system's directories,
+// and the replayed guest's dynamic loader opens that copy under the recorded name.
+TEST_F(RecordReplayTest, AReplayByAnotherInstallationPreloadsTheRecordedLibrary) {
+    const auto installation = directory_ / "elsewhere" / "bin";
+    std::filesystem::create_directories(installation);
+    const std::filesystem::path build = std::filesystem::path(hermit_binary()).parent_path();
+    std::filesystem::copy_file(hermit_binary(), installation / "hermit");
+    std::filesystem::copy_file(build / "libhermit_preload.so", installation / "libhermit_preload.so");
+    const auto scratch = directory_ / "moved";
+    std::filesystem::create_directory(scratch);
+    const ProcessResult recorded =
+        run_process({(installation / "hermit").string(), "record", "start", "--name=moved", "--",
+                     guest_path("replay_syscall_buffer"), scratch.string(), "3"},
+                    "", 120, {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    const ProcessResult info = hermit({"record", "info", "moved-1", "--json"});
+    EXPECT_NE(info.stdout_text.find("LD_PRELOAD=" + (installation / "libhermit_preload.so").string()),
+              std::string::npos)
+        << info.stdout_text;
+    std::filesystem::remove_all(directory_ / "elsewhere");
+    std::filesystem::remove_all(scratch);
+    std::filesystem::create_directory(scratch);
+    const ProcessResult replayed = hermit({"replay", "moved-1", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+}
+
 // hermit opens or creates a file itself, as the guest, and installs the descriptor: one notification, where
 // the kernel's open took an entry and an exit stop; a replay does the same with the file or its copy.
 TEST_F(RecordReplayTest, OpensAreRecordedInOneNotificationWithTheKernelsAnswers) {
