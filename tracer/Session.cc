@@ -1297,7 +1297,11 @@ struct Session::State {
             return;
         }
         thread->task->forget_stop(); // the thread ran since its last stop
-        take_buffered_calls(*thread);
+        if (event != PTRACE_EVENT_EXEC) {
+            // After an exec the buffer's address names the new program's memory; the old program's calls
+            // were taken at the execve's entry, and none can have been made since.
+            take_buffered_calls(*thread);
+        }
         switch (event) {
         case PTRACE_EVENT_SECCOMP:
             on_seccomp_stop(*thread);
