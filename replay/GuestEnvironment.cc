@@ -29,12 +29,14 @@ std::vector<std::string> recorded_environment() {
     constexpr std::string_view kPreload = "LD_PRELOAD=";
     auto preload = std::find_if(entries.begin(), entries.end(),
                                 [&](const std::string& entry) { return entry.starts_with(kPreload); });
+    // Last: a library the guest preloads itself (fakeroot's) still comes first and reaches this one through
+    // dlsym(RTLD_NEXT).
     if (preload == entries.end()) {
         entries.push_back(std::string(kPreload) + library);
     } else if (preload->size() == kPreload.size()) {
         *preload += library;
     } else {
-        preload->insert(kPreload.size(), library + ":");
+        *preload += ":" + library;
     }
     return entries;
 }

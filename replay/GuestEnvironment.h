@@ -9,7 +9,7 @@ namespace hermit::replay {
 
 std::vector<std::string> current_environment();
 // What a recorded guest gets, and its replay from the recording: hermit's environment with the syscall
-// buffer's library first in LD_PRELOAD (tracer/SyscallBuffer.h), when hermit has it.
+// buffer's library last in LD_PRELOAD (tracer/SyscallBuffer.h), when hermit has it.
 std::vector<std::string> recorded_environment();
 std::string current_directory();
 

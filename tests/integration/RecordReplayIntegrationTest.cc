@@ -50,6 +50,17 @@ protected:
     ScratchRuns run_record_and_replay_in_scratch(const std::string& name, const std::string& guest,
                                                  const std::string& repeats);
     ProcessResult record_with_outside_signal(const std::string& mode);
+    // The events of recording `id` marked `[buffered]` in `hermit record dump` (tracer/SyscallBuffer.h).
+    size_t buffered_calls(const std::string& id) {
+        const ProcessResult dump = hermit({"record", "dump", id});
+        EXPECT_EQ(dump.exit_status, 0) << dump.stderr_text;
+        size_t count = 0;
+        for (size_t at = dump.stdout_text.find("[buffered]"); at != std::string::npos;
+             at = dump.stdout_text.find("[buffered]", at + 1)) {
+            ++count;
+        }
+        return count;
+    }
 
     std::filesystem::path directory_;
     std::filesystem::path data_dir_;
@@ -502,15 +513,27 @@ TEST_F(RecordReplayTest, FileNameCallsAreAnsweredInTheGuestsSyscallBuffer) {
               "vfork child: found c0/final\nsystem files: yes, No such file or directory\n"
               "m0/final: m round 0\nt1/final: t round 1\nc0/final: c round 0\n");
     EXPECT_LT(runs.recording_notifications, 600);
-    const ProcessResult dump = hermit({"record", "dump", "buffer-1"});
-    ASSERT_EQ(dump.exit_status, 0) << dump.stderr_text;
-    size_t buffered = 0;
-    for (size_t at = dump.stdout_text.find("[buffered]"); at != std::string::npos;
-         at = dump.stdout_text.find("[buffered]", at + 1)) {
-        ++buffered;
-    }
     // 7 per round in two threads and in the forked child (their creating opens are trapped).
-    EXPECT_EQ(buffered, 2 * 100 * 7 + 7u);
+    EXPECT_EQ(buffered_calls("buffer-1"), 2 * 100 * 7 + 7u);
+}
+
+// A library the guest preloads itself comes before hermit's syscall buffer library: its access() still
+// answers first, and reaches hermit's through dlsym(RTLD_NEXT), which buffers the call (as fakeroot would).
+TEST_F(RecordReplayTest, TheGuestsOwnPreloadedLibraryComesFirst) {
+    const std::string preload = "LD_PRELOAD=" + guest_path("libaccess_interposer.so");
+    const std::vector<std::string> command = {guest_path("replay_interposed_access"), directory_.string()};
+    const ProcessResult native = run_process(command, "", 60, {preload});
+    EXPECT_EQ(native.stdout_text, "magic: 0\ndirectory: 0\nmissing: -1\n");
+    std::vector<std::string> arguments = {hermit_binary(), "record", "start", "--name=interposed", "--"};
+    arguments.insert(arguments.end(), command.begin(), command.end());
+    const ProcessResult recorded =
+        run_process(arguments, "", 120, {preload, "HERMIT_DATA_DIR=" + data_dir_.string()});
+    EXPECT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text, native.stdout_text);
+    const ProcessResult replayed = hermit({"replay", "interposed-1", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, native.stdout_text);
+    EXPECT_EQ(buffered_calls("interposed-1"), 2u);
 }
 
 // A recording made by a hermit installed elsewhere, gone by the time of the replay: the recording holds a
