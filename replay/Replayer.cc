@@ -207,7 +207,7 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
         return open_file(task, stop, recorded, pending);
     case ReplayTreatment::ChangePath:
         if (recorded.result >= 0) {
-            change_path(task, stop.number, {stop.args.begin(), stop.args.end()},
+            change_path(task, stop.number, stop.args,
                         [&](size_t argument) { return task.read_string(stop.args[argument]); });
         }
         return emulate(task, stop, recorded.result);
@@ -293,8 +293,7 @@ MadeNames::Resolved Replayer::resolved_path_argument(tracer::Task& task, const t
 
 std::string Replayer::guest_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
                                           size_t path_argument, int dirfd_argument) const {
-    return guest_path(task, task.read_string(stop.args[path_argument]),
-                      dirfd_of({stop.args.begin(), stop.args.end()}, dirfd_argument));
+    return guest_path(task, task.read_string(stop.args[path_argument]), dirfd_of(stop.args, dirfd_argument));
 }
 
 std::string Replayer::guest_path(tracer::Task& task, const std::optional<std::string>& guest_path,
@@ -315,7 +314,7 @@ std::string Replayer::guest_path(tracer::Task& task, const std::optional<std::st
                                    .string();
 }
 
-int Replayer::dirfd_of(const std::vector<uint64_t>& args, int dirfd_argument) {
+int Replayer::dirfd_of(std::span<const uint64_t> args, int dirfd_argument) {
     return dirfd_argument < 0 ? AT_FDCWD : static_cast<int>(args[static_cast<size_t>(dirfd_argument)]);
 }
 
@@ -513,7 +512,7 @@ std::filesystem::path Replayer::make_scratch_file(const std::string& absolute_pa
     return scratch;
 }
 
-void Replayer::change_path(tracer::Task& task, int number, const std::vector<uint64_t>& args,
+void Replayer::change_path(tracer::Task& task, int number, std::span<const uint64_t> args,
                            const PathArgument& path) {
     // The absolute name of the directory entry a path argument names (MadeNames::entry_path), relative to
     // the dirfd argument (-1: the cwd).

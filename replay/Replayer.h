@@ -31,6 +31,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -97,7 +98,7 @@ private:
     // The absolute path `guest_path` names, relative to `dirfd`; empty when it cannot be told.
     std::string guest_path(tracer::Task& task, const std::optional<std::string>& guest_path, int dirfd) const;
     // The dirfd argument of `args` (-1: none, AT_FDCWD).
-    static int dirfd_of(const std::vector<uint64_t>& args, int dirfd_argument);
+    static int dirfd_of(std::span<const uint64_t> args, int dirfd_argument);
     // The file an open or exec names, symlinks resolved (the last one unless `follow_last` is false), as
     // the recorder names its copies (from /proc/<pid>/fd).
     MadeNames::Resolved resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -137,7 +138,7 @@ private:
     // call made in the syscall buffer.
     using PathArgument = std::function<std::optional<std::string>(size_t argument)>;
     // Keeps the scratch copies and the made names in step with a name change that succeeded when recorded.
-    void change_path(tracer::Task& task, int number, const std::vector<uint64_t>& args,
+    void change_path(tracer::Task& task, int number, std::span<const uint64_t> args,
                      const PathArgument& path);
     // A recorded link(`from`, `to`): both name the same scratch copy, or `to` the same symlink.
     void link(const std::string& from, const std::string& to);

@@ -3,10 +3,8 @@
 #include "Task.h"
 
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <filesystem>
 
@@ -26,11 +24,11 @@ uint64_t entries_address(uint64_t buffer) {
 }
 
 size_t entry_size(const SyscallEvent& call) {
-    size_t size = sizeof(Entry);
+    size_t path_bytes = 0;
     for (const std::string& path : call.paths) {
-        size += path.size() + 1;
+        path_bytes += path.size() + 1;
     }
-    return (size + 7) & ~size_t{7};
+    return hermit_buffer_entry_size(path_bytes);
 }
 
 } // namespace
@@ -42,24 +40,14 @@ const std::set<int>& buffered_syscalls() {
 }
 
 std::vector<size_t> path_arguments(int number) {
-    switch (number) {
-    case SYS_access:
-    case SYS_unlink:
-    case SYS_mkdir:
-        return {0};
-    case SYS_faccessat:
-    case SYS_unlinkat:
-    case SYS_mkdirat:
-        return {1};
-    case SYS_link:
-    case SYS_rename:
-        return {0, 1};
-    case SYS_linkat:
-    case SYS_renameat:
-        return {1, 3};
-    default:
-        return {};
+    std::vector<size_t> arguments;
+    const unsigned mask = hermit_buffer_path_arguments(number);
+    for (size_t argument = 0; argument < 6; argument++) {
+        if ((mask >> argument) & 1) {
+            arguments.push_back(argument);
+        }
     }
+    return arguments;
 }
 
 std::string preload_library() {
@@ -115,7 +103,8 @@ std::vector<SyscallEvent> take(Task& task) {
         SyscallEvent call{entry.number, {entry.args, entry.args + 6}, entry.result, false, {}, true, {}};
         const char* text = reinterpret_cast<const char*>(bytes.data() + offset + sizeof(Entry));
         const char* end = reinterpret_cast<const char*>(bytes.data() + offset + entry.size);
-        for (size_t path = 0; path < path_arguments(entry.number).size() && text < end; path++) {
+        const size_t path_count = path_arguments(entry.number).size();
+        for (size_t path = 0; path < path_count && text < end; path++) {
             call.paths.emplace_back(text, strnlen(text, static_cast<size_t>(end - text)));
             text += call.paths.back().size() + 1;
         }

@@ -138,13 +138,13 @@ static int is_path_argument(unsigned mask, int index) {
 /* Recording: the call from the call site, appended with its result and its paths. */
 static int record(struct hermit_buffer_header* buffer, int number, const long args[6], unsigned paths,
                   long* result) {
-    size_t size = sizeof(struct hermit_buffer_entry);
+    size_t path_bytes = 0;
     for (int index = 0; index < 6; index++) {
         if (is_path_argument(paths, index)) {
-            size += strlen((const char*)args[index]) + 1;
+            path_bytes += strlen((const char*)args[index]) + 1;
         }
     }
-    size = (size + 7) & ~(size_t)7;
+    const size_t size = hermit_buffer_entry_size(path_bytes);
     if (buffer->used + size > HERMIT_BUFFER_SIZE - sizeof(*buffer)) {
         return 0;
     }
@@ -198,10 +198,11 @@ static int replay(struct hermit_buffer_header* buffer, int number, const long ar
     return 1;
 }
 
-/* `paths` has bit i set for each path argument i, `dirfds` for each descriptor its path is relative to. */
-static long buffered(int number, long a0, long a1, long a2, long a3, long a4, unsigned paths,
-                     unsigned dirfds) {
+/* `dirfds` has bit i set for each argument i that is the descriptor the next argument, a path, is relative
+ * to. */
+static long buffered(int number, long a0, long a1, long a2, long a3, long a4, unsigned dirfds) {
     const long args[6] = {a0, a1, a2, a3, a4, 0};
+    unsigned paths = hermit_buffer_path_arguments(number);
     struct hermit_buffer_header* buffer = NULL;
     int answered = 0;
     long result = 0;
@@ -229,7 +230,7 @@ static long buffered(int number, long a0, long a1, long a2, long a3, long a4, un
     return kernel_result(result);
 }
 
-#define PATH(index) (1u << (index))
+#define DIRFD(index) (1u << (index))
 
 /* An access that hermit leaves to the kernel (is_stable_system_path) is made from the call site, with no
  * entry, whenever the thread has a buffer. */
@@ -247,7 +248,7 @@ EXPORT int access(const char* path, int mode) {
     if (system_access(SYS_access, (long)path, mode, 0, path, &result)) {
         return (int)kernel_result(result);
     }
-    return (int)buffered(SYS_access, (long)path, mode, 0, 0, 0, PATH(0), 0);
+    return (int)buffered(SYS_access, (long)path, mode, 0, 0, 0, 0);
 }
 
 EXPORT int faccessat(int dirfd, const char* path, int mode, int flags) {
@@ -258,39 +259,37 @@ EXPORT int faccessat(int dirfd, const char* path, int mode, int flags) {
     if (system_access(SYS_faccessat, dirfd, (long)path, mode, path, &result)) {
         return (int)kernel_result(result);
     }
-    return (int)buffered(SYS_faccessat, dirfd, (long)path, mode, 0, 0, PATH(1), PATH(0));
+    return (int)buffered(SYS_faccessat, dirfd, (long)path, mode, 0, 0, DIRFD(0));
 }
 
 EXPORT int unlink(const char* path) {
-    return (int)buffered(SYS_unlink, (long)path, 0, 0, 0, 0, PATH(0), 0);
+    return (int)buffered(SYS_unlink, (long)path, 0, 0, 0, 0, 0);
 }
 
 EXPORT int unlinkat(int dirfd, const char* path, int flags) {
-    return (int)buffered(SYS_unlinkat, dirfd, (long)path, flags, 0, 0, PATH(1), PATH(0));
+    return (int)buffered(SYS_unlinkat, dirfd, (long)path, flags, 0, 0, DIRFD(0));
 }
 
 EXPORT int link(const char* from, const char* to) {
-    return (int)buffered(SYS_link, (long)from, (long)to, 0, 0, 0, PATH(0) | PATH(1), 0);
+    return (int)buffered(SYS_link, (long)from, (long)to, 0, 0, 0, 0);
 }
 
 EXPORT int linkat(int from_dirfd, const char* from, int to_dirfd, const char* to, int flags) {
-    return (int)buffered(SYS_linkat, from_dirfd, (long)from, to_dirfd, (long)to, flags, PATH(1) | PATH(3),
-                         PATH(0) | PATH(2));
+    return (int)buffered(SYS_linkat, from_dirfd, (long)from, to_dirfd, (long)to, flags, DIRFD(0) | DIRFD(2));
 }
 
 EXPORT int mkdir(const char* path, mode_t mode) {
-    return (int)buffered(SYS_mkdir, (long)path, mode, 0, 0, 0, PATH(0), 0);
+    return (int)buffered(SYS_mkdir, (long)path, mode, 0, 0, 0, 0);
 }
 
 EXPORT int mkdirat(int dirfd, const char* path, mode_t mode) {
-    return (int)buffered(SYS_mkdirat, dirfd, (long)path, mode, 0, 0, PATH(1), PATH(0));
+    return (int)buffered(SYS_mkdirat, dirfd, (long)path, mode, 0, 0, DIRFD(0));
 }
 
 EXPORT int rename(const char* from, const char* to) {
-    return (int)buffered(SYS_rename, (long)from, (long)to, 0, 0, 0, PATH(0) | PATH(1), 0);
+    return (int)buffered(SYS_rename, (long)from, (long)to, 0, 0, 0, 0);
 }
 
 EXPORT int renameat(int from_dirfd, const char* from, int to_dirfd, const char* to) {
-    return (int)buffered(SYS_renameat, from_dirfd, (long)from, to_dirfd, (long)to, 0, PATH(1) | PATH(3),
-                         PATH(0) | PATH(2));
+    return (int)buffered(SYS_renameat, from_dirfd, (long)from, to_dirfd, (long)to, 0, DIRFD(0) | DIRFD(2));
 }

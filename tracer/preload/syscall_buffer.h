@@ -4,7 +4,9 @@
 #ifndef HERMIT_SYSCALL_BUFFER_H
 #define HERMIT_SYSCALL_BUFFER_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 
 /* A syscall number no kernel has: registers the calling thread's buffer (its address in the first argument,
  * its size in the second; 0 unregisters). The tracer traps it, answers 0 and writes the mode into the
@@ -49,5 +51,33 @@ struct hermit_buffer_entry {
     int64_t result; /* raw: negative errno */
     uint64_t args[6];
 };
+
+/* Bit i set for each argument i of a buffered syscall that is a path; 0 for any other syscall. The library
+ * copies these strings into an entry in this order, and the tracer reads them back so. */
+static inline unsigned hermit_buffer_path_arguments(long number) {
+    switch (number) {
+    case SYS_access:
+    case SYS_unlink:
+    case SYS_mkdir:
+        return 1u << 0;
+    case SYS_faccessat:
+    case SYS_unlinkat:
+    case SYS_mkdirat:
+        return 1u << 1;
+    case SYS_link:
+    case SYS_rename:
+        return 1u << 0 | 1u << 1;
+    case SYS_linkat:
+    case SYS_renameat:
+        return 1u << 1 | 1u << 3;
+    default:
+        return 0;
+    }
+}
+
+/* The size of an entry whose paths take `path_bytes` (their NULs included): a multiple of 8. */
+static inline size_t hermit_buffer_entry_size(size_t path_bytes) {
+    return (sizeof(struct hermit_buffer_entry) + path_bytes + 7) & ~(size_t)7;
+}
 
 #endif
