@@ -187,6 +187,8 @@ namespace {
 // own way.
 constexpr std::array<std::string_view, 6> kStableSystemDirectories = HERMIT_STABLE_SYSTEM_DIRECTORIES;
 constexpr std::array<std::string_view, 3> kProcessDirectories = {"/proc/", "/sys/", "/dev/"};
+// Under /dev, a tmpfs of ordinary files that projects and builds use as fast storage.
+constexpr std::string_view kSharedMemoryDirectory = "/dev/shm/";
 
 template <size_t N>
 bool under_one_of(const std::array<std::string_view, N>& directories, std::string_view absolute_path) {
@@ -199,7 +201,8 @@ bool under_one_of(const std::array<std::string_view, N>& directories, std::strin
 bool is_system_file(const std::string& absolute_path) {
     // /bin and /sbin are links into /usr on most distributions, where `sh -c` and PATH lookups find them.
     return under_one_of(kStableSystemDirectories, absolute_path) ||
-           under_one_of(kProcessDirectories, absolute_path);
+           (under_one_of(kProcessDirectories, absolute_path) &&
+            !absolute_path.starts_with(kSharedMemoryDirectory));
 }
 
 bool asks_about_system_file(tracer::Task& task, const tracer::SyscallStop& stop) {

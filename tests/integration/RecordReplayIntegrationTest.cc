@@ -37,8 +37,9 @@ protected:
     }
 
     std::string record_and_replay(const std::vector<std::string>& command);
+    // `input`'s stem names the recording.
     void
-    expect_replay_reads_the_recorded_input(const std::string& name,
+    expect_replay_reads_the_recorded_input(const std::filesystem::path& input,
                                            const std::function<void(const std::filesystem::path&)>& change);
     // A guest that takes a scratch directory and a repeat count, run natively, then recorded and replayed;
     // the replay must leave the (emptied) scratch directory alone.
@@ -108,8 +109,8 @@ TEST_F(RecordReplayTest, ReplayReproducesTheVdsoClockReads) {
 // Records replay_inputs reading a file that says "as recorded", lets `change` alter the file, and checks that
 // the replay still reads what was recorded.
 void RecordReplayTest::expect_replay_reads_the_recorded_input(
-    const std::string& name, const std::function<void(const std::filesystem::path&)>& change) {
-    const auto input = directory_ / (name + ".txt");
+    const std::filesystem::path& input, const std::function<void(const std::filesystem::path&)>& change) {
+    const std::string name = input.stem();
     std::ofstream(input) << "as recorded";
     ProcessResult recorded =
         hermit({"record", "start", "--name=" + name, "--", guest_path("replay_inputs"), input.string()});
@@ -124,13 +125,29 @@ void RecordReplayTest::expect_replay_reads_the_recorded_input(
 
 TEST_F(RecordReplayTest, ReplaySucceedsAfterTheReadFileIsDeleted) {
     expect_replay_reads_the_recorded_input(
-        "gone", [](const std::filesystem::path& input) { std::filesystem::remove(input); });
+        directory_ / "gone.txt", [](const std::filesystem::path& input) { std::filesystem::remove(input); });
+}
+
+// /dev/shm is a tmpfs of ordinary files, unlike the rest of /dev: what the guest read there is recorded.
+TEST_F(RecordReplayTest, ReplaySucceedsAfterAReadFileInDevShmIsDeleted) {
+    char pattern[] = "/dev/shm/hermit-record-replay-XXXXXX";
+    if (mkdtemp(pattern) == nullptr) {
+        GTEST_SKIP() << "this host has no writable /dev/shm";
+    }
+    struct RemovedAtExit {
+        std::filesystem::path path;
+        ~RemovedAtExit() { std::filesystem::remove_all(path); }
+    } shared_memory_directory{pattern};
+    expect_replay_reads_the_recorded_input(
+        shared_memory_directory.path / "shm.txt",
+        [](const std::filesystem::path& input) { std::filesystem::remove(input); });
 }
 
 // A changed original (same name, other bytes) is replaced by the recorded copy, found by its SHA-256.
 TEST_F(RecordReplayTest, ReplayReadsTheRecordedCopyOfAChangedFile) {
     expect_replay_reads_the_recorded_input(
-        "changed", [](const std::filesystem::path& input) { std::ofstream(input) << "changed afterwards"; });
+        directory_ / "changed.txt",
+        [](const std::filesystem::path& input) { std::ofstream(input) << "changed afterwards"; });
 }
 
 // A copy the replay needs (its original is gone) that no longer matches its digest stops the replay with

@@ -28,6 +28,8 @@ TEST(RecordedSyscalls, SystemDirectoriesAreNotCopied) {
     EXPECT_FALSE(is_system_file("/binaries/tool"));
     EXPECT_FALSE(is_system_file("/tmp/project/a.out"));
     EXPECT_FALSE(is_system_file("/home/user/bin/tool"));
+    EXPECT_TRUE(is_system_file("/dev/null"));
+    EXPECT_FALSE(is_system_file("/dev/shm/project/a.c"));
 }
 
 TEST(RecordedSyscalls, TrappedSetIsExactlyTheRecordedOnes) {
