@@ -57,7 +57,10 @@ std::string exit_text(const RecordingMeta& meta) {
 json meta_json(const RecordingMeta& meta) {
     json files = json::array();
     for (const auto& file : meta.files) {
-        files.push_back({{"path", file.path}, {"sha256", file.sha256}, {"size", file.size}});
+        files.push_back({{"path", file.path},
+                         {"sha256", file.sha256},
+                         {"size", file.size},
+                         {"only_read", file.only_read}});
     }
     return {{"id", meta.id},
             {"name", meta.name},
@@ -203,7 +206,8 @@ void show_info(const std::string& id, bool as_json) {
     std::cout << fmt::format("Environment {} variables\n", meta.env.size());
     std::cout << fmt::format("Files       {} copied\n", meta.files.size());
     for (const auto& file : meta.files) {
-        std::cout << fmt::format("  {} ({}, sha256 {})\n", file.path, human_size(file.size), file.sha256);
+        std::cout << fmt::format("  {} ({}, sha256 {}{})\n", file.path, human_size(file.size), file.sha256,
+                                 file.only_read ? ", only read" : "");
     }
     std::cout << fmt::format("Events      {}\n", statistics.total);
     for (const auto& [kind, count] : statistics.by_kind) {

@@ -297,6 +297,7 @@ void encode_meta(const RecordingMeta& meta, schema::RecordingMeta::Builder out) 
         file.setSha256(meta.files[i].sha256);
         file.setSize(meta.files[i].size);
         file.setOffset(meta.files[i].offset);
+        file.setOnlyRead(meta.files[i].only_read);
     }
     auto descriptors = out.initInheritedDescriptors(static_cast<unsigned>(meta.inherited_descriptors.size()));
     for (size_t i = 0; i < meta.inherited_descriptors.size(); ++i) {
@@ -344,8 +345,8 @@ RecordingMeta decode_meta(schema::RecordingMeta::Reader in) {
     meta.thread_count = in.getThreadCount();
     meta.guest_duration_ns = in.getGuestDurationNs();
     for (auto file : in.getFiles()) {
-        meta.files.push_back(
-            RecordedFile{text(file.getPath()), text(file.getSha256()), file.getSize(), file.getOffset()});
+        meta.files.push_back(RecordedFile{text(file.getPath()), text(file.getSha256()), file.getSize(),
+                                          file.getOffset(), file.getOnlyRead()});
     }
     for (auto descriptor : in.getInheritedDescriptors()) {
         meta.inherited_descriptors.push_back(InheritedDescriptor{

@@ -222,12 +222,12 @@ void RecordingWriter::append(const Event& event) {
     }
 }
 
-RecordedFile RecordingWriter::add_file(const std::string& guest_path,
-                                       const std::filesystem::path& host_path) {
+RecordedFile RecordingWriter::add_file(const std::string& guest_path, const std::filesystem::path& host_path,
+                                       bool only_read) {
     auto& state = *state_;
     // Copied and digested in one pass (a recording copies every file its guest reads), then kept only when
     // the pack does not hold the same bytes already.
-    RecordedFile entry{guest_path, "", 0, state.pack_bytes};
+    RecordedFile entry{guest_path, "", 0, state.pack_bytes, only_read};
     std::tie(entry.size, entry.sha256) = state.append_to_pack(host_path);
     const auto& files = state.meta.files;
     const auto same_bytes = std::find_if(
@@ -236,8 +236,14 @@ RecordedFile RecordingWriter::add_file(const std::string& guest_path,
         state.pack_bytes += entry.size;
     } else {
         state.give_back_pack_tail();
-        if (same_bytes->path == entry.path) {
-            return *same_bytes;
+        const auto same_file = std::find_if(files.begin(), files.end(), [&](const RecordedFile& known) {
+            return known.path == entry.path && known.sha256 == entry.sha256;
+        });
+        if (same_file != files.end()) {
+            if (!only_read) {
+                mark_written(guest_path);
+            }
+            return *same_file;
         }
         entry.offset = same_bytes->offset;
     }
@@ -246,6 +252,15 @@ RecordedFile RecordingWriter::add_file(const std::string& guest_path,
     state.meta.files.push_back(entry);
     state.meta_outdated = true;
     return entry;
+}
+
+void RecordingWriter::mark_written(const std::string& guest_path) {
+    for (RecordedFile& file : state_->meta.files) {
+        if (file.path == guest_path && file.only_read) {
+            file.only_read = false;
+            state_->meta_outdated = true;
+        }
+    }
 }
 
 void RecordingWriter::flush() {

@@ -41,7 +41,8 @@ struct RecordedFile {
     std::string path;   // as the guest opened it
     std::string sha256; // of the copy's bytes; copies of the same bytes share one place in files.pack
     uint64_t size = 0;
-    uint64_t offset = 0; // where the copy starts in files.pack
+    uint64_t offset = 0;    // where the copy starts in files.pack
+    bool only_read = false; // no open of the recording could write to it (schema: RecordedFile.onlyRead)
 };
 
 // A descriptor above 2 the guest inherited from whoever started hermit (schema: InheritedDescriptor).
@@ -91,7 +92,11 @@ public:
     // Copies a file the guest read to files.pack (bytes the pack already holds are kept once); returns its
     // entry. The metadata on disk lists it from the next frame written on (add it before appending the
     // events that use it).
-    RecordedFile add_file(const std::string& guest_path, const std::filesystem::path& host_path);
+    RecordedFile add_file(const std::string& guest_path, const std::filesystem::path& host_path,
+                          bool only_read = false);
+    // The guest opened the file copied for `guest_path` for writing, maybe by another name: its entry is
+    // no longer only read.
+    void mark_written(const std::string& guest_path);
     void flush();
     // Writes the last frame and rewrites the metadata with finished = true and the totals.
     void finish(int32_t exit_status, uint64_t guest_duration_ns);

@@ -2,11 +2,14 @@
 
 #include "GuestFileIo.h"
 #include "tracer/SyscallBuffer.h"
+#include "tracer/SyscallTable.h"
 #include "tracer/preload/syscall_buffer.h"
 #include "tracer/virt/GuestOpen.h"
 #include "tracer/virt/GuestPathLookup.h"
 #include "tracer/virt/StatInTracer.h"
 
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -197,6 +200,20 @@ bool under_one_of(const std::array<std::string_view, N>& directories, std::strin
 }
 
 } // namespace
+
+uint64_t open_flags(tracer::Task& task, const tracer::SyscallStop& stop) {
+    if (stop.number == SYS_openat2) {
+        return task.read_value<open_how>(stop.args[2]).value_or(open_how{}).flags;
+    }
+    if (stop.number == SYS_creat) {
+        return O_CREAT | O_WRONLY | O_TRUNC;
+    }
+    return stop.args[tracer::open_flags_argument(stop.number)];
+}
+
+bool opens_for_writing(uint64_t flags) {
+    return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) != 0;
+}
 
 bool is_system_file(const std::string& absolute_path) {
     // /bin and /sbin are links into /usr on most distributions, where `sh -c` and PATH lookups find them.

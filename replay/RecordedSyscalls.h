@@ -76,8 +76,13 @@ std::vector<int32_t> initially_trapped_descriptors(const std::vector<InheritedDe
 // from the start.
 tracer::DescriptorTraps recorded_descriptor_traps(const RecordingMeta& meta);
 
-// Files under /usr, /bin, /sbin, /lib, /etc, /proc, /sys, /dev belong to the system, not to the program's
-// input and output: the recorder does not copy them and replay opens them as they are.
+// The flags of an open, openat, openat2 or creat the thread is stopped at.
+uint64_t open_flags(tracer::Task& task, const tracer::SyscallStop& stop);
+// Whether an open with `flags` may write to the file it names (O_TRUNC and O_CREAT included).
+bool opens_for_writing(uint64_t flags);
+
+// Files under /usr, /bin, /sbin, /lib, /etc, /proc, /sys, /dev (but /dev/shm) belong to the system, not to
+// the program's input and output: the recorder does not copy them and replay opens them as they are.
 bool is_system_file(const std::string& absolute_path);
 
 // A readlink, readlinkat, access, faccessat, faccessat2 or path-named getxattr or listxattr (and their l

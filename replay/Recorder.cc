@@ -170,24 +170,40 @@ void Recorder::copy_opened_file(tracer::Task& task, const tracer::SyscallStop& s
     }
     const int fd = static_cast<int>(result);
     auto path = GuestDescriptors::path(task.host_pid(), fd);
-    if (!path || !path->starts_with("/") || is_system_file(*path) || copied_files_.contains(*path)) {
+    if (!path || !path->starts_with("/") || is_system_file(*path)) {
         return;
     }
-    // Made by this open (git's objects): there is nothing to copy, and a replay makes it empty again.
+    const uint64_t flags = open_flags(task, stop);
+    const bool writes = opens_for_writing(flags);
     const uint64_t creating = O_CREAT | O_EXCL;
-    const bool flags_in_argument = stop.number == SYS_open || stop.number == SYS_openat;
-    if (flags_in_argument && (stop.args[tracer::open_flags_argument(stop.number)] & creating) == creating) {
+    if ((copied_files_.contains(*path) && !writes) || (flags & creating) == creating) {
+        // Copied already, or made by this open (git's objects: nothing to copy, a replay makes it empty).
         copied_files_.insert(*path);
         return;
     }
     const std::string host_path = "/proc/" + std::to_string(task.host_pid()) + "/fd/" + std::to_string(fd);
-    struct stat info {};
-    const std::optional<mode_t> installed = task.installed_file_type(fd);
-    if (installed ? *installed != S_IFREG : (stat(host_path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))) {
+    std::optional<tracer::OpenedFileInfo> file = task.installed_file(fd);
+    if (struct stat info{}; !file && stat(host_path.c_str(), &info) == 0) {
+        file = tracer::OpenedFileInfo{info.st_mode & S_IFMT, info.st_dev, info.st_ino};
+    }
+    if (!file || file->type != S_IFREG) {
         return;
     }
-    copied_files_.insert(*path);
-    writer_.add_file(*path, host_path);
+    if (copied_files_.insert(*path).second) {
+        writer_.add_file(*path, host_path, !writes);
+    }
+    note_copied_name(*file, *path, writes);
+}
+
+void Recorder::note_copied_name(const tracer::OpenedFileInfo& file, const std::string& path, bool writes) {
+    std::set<std::string>& names = copied_names_[{file.device, file.inode}];
+    names.insert(path);
+    if (writes) {
+        // By whichever name it was copied: a replay gives all of them one private copy.
+        for (const std::string& name : names) {
+            writer_.mark_written(name);
+        }
+    }
 }
 
 void Recorder::copy_executed_file(tracer::Task& task, const tracer::SyscallStop& stop) {
@@ -204,7 +220,8 @@ void Recorder::copy_executed_file(tracer::Task& task, const tracer::SyscallStop&
         return;
     }
     copied_files_.insert(path);
-    writer_.add_file(path, path);
+    writer_.add_file(path, path, true);
+    note_copied_name(tracer::OpenedFileInfo{S_IFREG, info.st_dev, info.st_ino}, path, false);
 }
 
 std::optional<StdioEvent> Recorder::capture_stdio(tracer::Task& task, const tracer::SyscallStop& stop,

@@ -7,6 +7,7 @@
 #include "formats/Recording.h"
 #include "tracer/EventSink.h"
 #include "tracer/SyscallInterceptor.h"
+#include "tracer/Task.h"
 
 #include <map>
 #include <optional>
@@ -61,6 +62,8 @@ private:
     std::vector<MemoryWrite> capture_outputs(tracer::Task& task, const tracer::SyscallStop& stop,
                                              int64_t result);
     void copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
+    // `path` names the copied `file`; an open for writing by any name makes all its copies written.
+    void note_copied_name(const tracer::OpenedFileInfo& file, const std::string& path, bool writes);
     // The program an execve starts, unless it is a system file: replay may need it after it changed.
     void copy_executed_file(tracer::Task& task, const tracer::SyscallStop& stop);
     std::optional<StdioEvent> capture_stdio(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -71,6 +74,7 @@ private:
     std::optional<ObjectIdentity> own_stderr_;
     std::map<int32_t, PendingSyscall> pending_; // by guest tid: trapped, its event not yet seen
     std::set<std::string> copied_files_;
+    std::map<std::pair<dev_t, ino_t>, std::set<std::string>> copied_names_; // by device and inode
     uint64_t last_event_time_ = 0;
 };
 

@@ -14,7 +14,6 @@
 #include "tracer/Task.h"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -55,10 +54,6 @@ bool arguments_match(const SyscallEvent& recorded, const SyscallEvent& replayed)
         compared_argument_count(recorded.number, std::min(recorded.args.size(), replayed.args.size()));
     return std::equal(recorded.args.begin(), recorded.args.begin() + static_cast<long>(count),
                       replayed.args.begin());
-}
-
-bool opens_for_writing(uint64_t flags) {
-    return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) != 0;
 }
 
 std::optional<std::vector<char>> file_contents(const std::filesystem::path& path) {
@@ -107,6 +102,9 @@ Replayer::~Replayer() {
 Replayer::Replayer(const RecordingReader& reader, ReplayLog& log,
                    std::vector<tracer::SyscallInterceptor*> followers)
     : reader_(reader), log_(log), followers_(std::move(followers)) {
+    for (const RecordedFile& file : reader_.meta().files) {
+        recorded_copies_.emplace(file.path, &file);
+    }
     for (int fd = 0; fd <= 2; fd++) {
         own_descriptors_.push_back(GuestDescriptors::own_identity(fd));
     }
@@ -328,12 +326,7 @@ tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::Sy
         // The open failed when recorded; whatever the file system holds now must not change that.
         return emulate(task, stop, recorded.result);
     }
-    uint64_t flags = O_CREAT | O_WRONLY | O_TRUNC; // creat
-    if (stop.number == SYS_open || stop.number == SYS_openat) {
-        flags = stop.args[tracer::open_flags_argument(stop.number)];
-    } else if (stop.number == SYS_openat2) {
-        flags = task.read_value<open_how>(stop.args[2]).value_or(open_how{}).flags;
-    }
+    const uint64_t flags = open_flags(task, stop);
     const MadeNames::Resolved resolved = resolved_path_argument(task, stop, (flags & O_NOFOLLOW) == 0);
     const std::string& absolute = resolved.path;
     std::optional<std::filesystem::path> replacement;
@@ -359,18 +352,15 @@ bool Replayer::gets_scratch_file(const std::string& absolute_path, uint64_t flag
     if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
         return false;
     }
-    // Every file the recording copied: its reads and writes run natively, on one private copy for all
-    // the descriptors that name it, as they shared one file when recorded.
-    return opens_for_writing(flags) || recorded_copy(absolute_path) != nullptr;
+    // A copied file that some open wrote when recorded: its reads and writes run natively, on one private
+    // copy for all the descriptors that name it, as they shared one file when recorded.
+    const RecordedFile* copy = recorded_copy(absolute_path);
+    return opens_for_writing(flags) || (copy != nullptr && !copy->only_read);
 }
 
 const RecordedFile* Replayer::recorded_copy(const std::string& absolute_path) const {
-    for (const RecordedFile& file : reader_.meta().files) {
-        if (file.path == absolute_path) {
-            return &file;
-        }
-    }
-    return nullptr;
+    const auto copy = recorded_copies_.find(absolute_path);
+    return copy != recorded_copies_.end() ? copy->second : nullptr;
 }
 
 tracer::SyscallDecision Replayer::execute_file(tracer::Task& task, const tracer::SyscallStop& stop,
@@ -619,15 +609,10 @@ std::optional<std::filesystem::path> Replayer::replacement_for(const MadeNames::
         return cached->second;
     }
     std::optional<std::filesystem::path> replacement;
-    for (const RecordedFile& file : reader_.meta().files) {
-        if (file.path != absolute_path) {
-            continue;
-        }
-        if (!has_digest(absolute_path, file.sha256)) {
-            replacement = new_scratch_path();
-            extract_copy(file, *replacement);
-        }
-        break;
+    if (const RecordedFile* file = recorded_copy(absolute_path);
+        file && !has_digest(absolute_path, file->sha256)) {
+        replacement = new_scratch_path();
+        extract_copy(*file, *replacement);
     }
     replacements_.emplace(absolute_path, replacement);
     return replacement;

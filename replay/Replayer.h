@@ -33,6 +33,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace hermit::replay {
@@ -103,8 +104,8 @@ private:
     // the recorder names its copies (from /proc/<pid>/fd).
     MadeNames::Resolved resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
                                                bool follow_last = true) const;
-    // Whether an open of `absolute_path` gets a private copy: a regular file the guest writes or that the
-    // recording copied.
+    // Whether an open of `absolute_path` gets a private copy: a regular file the guest writes, or whose
+    // copy in the recording was written by some open (the others read the original while it is the same).
     bool gets_scratch_file(const std::string& absolute_path, uint64_t flags) const;
     const RecordedFile* recorded_copy(const std::string& absolute_path) const;
     // A new name in the scratch directory (made on first use).
@@ -160,6 +161,7 @@ private:
     std::vector<tracer::SyscallInterceptor*> followers_;
     std::vector<std::optional<ObjectIdentity>> own_descriptors_;               // hermit's 0, 1, 2
     std::map<std::string, std::optional<std::filesystem::path>> replacements_; // absolute path -> copy
+    std::unordered_map<std::string, const RecordedFile*> recorded_copies_;     // reader_'s, by guest path
     std::map<int32_t, PendingSyscall> pending_;                                // by guest tid
     std::filesystem::path scratch_directory_;                                  // created on first use
     std::map<std::string, std::filesystem::path> scratch_files_;               // guest path -> private copy

@@ -139,7 +139,7 @@ void DescriptorTraps::on_exit(Task& task, const SyscallStop& stop, int64_t& resu
     for (int fd : made) {
         // What hermit opened for the guest is a regular file or a directory off pseudo file systems: never
         // trapped.
-        if (fd >= 0 && !task.installed_file_type(fd) && !initial_fds_.contains(fd) && !trapped.contains(fd) &&
+        if (fd >= 0 && !task.installed_file(fd) && !initial_fds_.contains(fd) && !trapped.contains(fd) &&
             std::find(new_traps.begin(), new_traps.end(), fd) == new_traps.end() &&
             !guest_pipe(task.host_pid(), fd) && must_trap_(task.host_pid(), fd)) {
             new_traps.push_back(fd);

@@ -707,7 +707,7 @@ struct Session::State {
         const int64_t installed =
             notifications.install(notification.id, opened->file.get(), opened->close_on_exec);
         if (installed >= 0) {
-            thread.task->note_installed(static_cast<int>(installed), opened->file_type);
+            thread.task->note_installed(static_cast<int>(installed), opened->info);
         }
         return installed;
     }

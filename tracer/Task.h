@@ -17,6 +17,14 @@
 
 namespace hermit::tracer {
 
+// What an open hermit made for the guest found (virt/GuestOpen.h): the file's type, S_IFREG or S_IFDIR, and
+// its device and inode (0 for the file an O_EXCL open made, which nothing else can name yet).
+struct OpenedFileInfo {
+    mode_t type = 0;
+    dev_t device = 0;
+    ino_t inode = 0;
+};
+
 class Task : public GuestMemory {
 public:
     Task(pid_t host_tid, pid_t host_pid, int32_t guest_tid, int32_t guest_pid,
@@ -44,12 +52,12 @@ public:
     // stop of the thread.
     std::optional<std::string> read_string(uint64_t address, size_t max_length = 4096) override;
 
-    // A descriptor that hermit opened for the guest and installed at this stop (virt/GuestOpen.h), with the
-    // type of its file (S_IFREG or S_IFDIR, off pseudo file systems), which the open made sure of: whoever
-    // looks at the new descriptor at the syscall's exit need not ask /proc what it names.
-    void note_installed(int fd, mode_t file_type) { installed_ = Installed{fd, file_type}; }
-    std::optional<mode_t> installed_file_type(int fd) const {
-        return installed_ && installed_->fd == fd ? std::optional(installed_->file_type) : std::nullopt;
+    // A descriptor that hermit opened for the guest and installed at this stop, with what the open found
+    // (off pseudo file systems): whoever looks at the new descriptor at the syscall's exit need not ask
+    // /proc what it names.
+    void note_installed(int fd, const OpenedFileInfo& info) { installed_ = Installed{fd, info}; }
+    std::optional<OpenedFileInfo> installed_file(int fd) const {
+        return installed_ && installed_->fd == fd ? std::optional(installed_->info) : std::nullopt;
     }
 
     // The address of the thread's syscall buffer (SyscallBuffer.h), which the preload library registered;
@@ -104,7 +112,7 @@ private:
     std::vector<StringRead> strings_read_;
     struct Installed {
         int fd;
-        mode_t file_type;
+        OpenedFileInfo info;
     };
     std::optional<Installed> installed_;
     uint64_t syscall_buffer_ = 0;

@@ -58,6 +58,9 @@ struct RecordedFile {
   sha256 @1 :Text; # of the copy's bytes
   size @2 :UInt64;
   offset @3 :UInt64; # where the copy starts in files.pack
+  # No open of the recording could write to the file, by this name or another: a replay may let the guest
+  # read the original while it still has these bytes. False in recordings made before it existed.
+  onlyRead @4 :Bool;
 }
 
 # A descriptor above 2 the guest inherited from whoever started hermit. Replay puts a stand-in of the

@@ -19,6 +19,13 @@ namespace {
 
 using test::TemporaryDirectory;
 
+// input.txt in `temporary`, holding `text`: a file the guest read.
+std::filesystem::path input_file(const TemporaryDirectory& temporary, const std::string& text) {
+    const auto input = temporary.path() / "input.txt";
+    std::ofstream(input) << text;
+    return input;
+}
+
 mode_t mode_of(const std::filesystem::path& path) {
     struct stat status {};
     EXPECT_EQ(::lstat(path.c_str(), &status), 0) << path;
@@ -176,8 +183,7 @@ TEST(Recording, RefusesToOverwriteARecording) {
 TEST(Recording, PermissionsArePrivateWhateverTheUmask) {
     TemporaryDirectory temporary;
     const auto directory = temporary.path() / "rec";
-    const auto input = temporary.path() / "input.txt";
-    std::ofstream(input) << "data the guest read\n";
+    const auto input = input_file(temporary, "data the guest read\n");
     const mode_t previous = ::umask(0);
     {
         RecordingWriter writer(directory, test::sample_meta("perm-1"));
@@ -198,8 +204,7 @@ TEST(Recording, PermissionsArePrivateWhateverTheUmask) {
 TEST(Recording, AddFileCopiesOnceUnderItsDigest) {
     TemporaryDirectory temporary;
     const auto directory = temporary.path() / "rec";
-    const auto input = temporary.path() / "input.txt";
-    std::ofstream(input) << "abc";
+    const auto input = input_file(temporary, "abc");
     RecordedFile first;
     {
         RecordingWriter writer(directory, test::sample_meta("files-1"));
@@ -219,6 +224,29 @@ TEST(Recording, AddFileCopiesOnceUnderItsDigest) {
     // The same bytes under two names are kept once.
     EXPECT_EQ(reader.meta().files[1].offset, reader.meta().files[0].offset);
     EXPECT_EQ(std::filesystem::file_size(directory / "files.pack"), 3u);
+}
+
+// Whether any open wrote a copied file reaches the reader, also when it was learnt after the copy; a name
+// copied again by a writing open is no longer only read.
+TEST(Recording, OnlyReadFilesAreMarkedUntilWritten) {
+    TemporaryDirectory temporary;
+    const auto directory = temporary.path() / "rec";
+    const auto input = input_file(temporary, "abc");
+    {
+        RecordingWriter writer(directory, test::sample_meta("only-read-1"));
+        EXPECT_TRUE(writer.add_file("/data/read.txt", input, true).only_read);
+        writer.add_file("/data/written-later.txt", input, true);
+        writer.add_file("/data/copied-again.txt", input, true);
+        writer.flush();
+        writer.mark_written("/data/written-later.txt");
+        EXPECT_FALSE(writer.add_file("/data/copied-again.txt", input, false).only_read);
+        writer.finish(0, 0);
+    }
+    RecordingReader reader(directory);
+    ASSERT_EQ(reader.meta().files.size(), 3u);
+    EXPECT_TRUE(reader.meta().files[0].only_read);
+    EXPECT_FALSE(reader.meta().files[1].only_read);
+    EXPECT_FALSE(reader.meta().files[2].only_read);
 }
 
 // A copy that files.pack lacks or that differs from its digest is a damaged recording, not a file to replay.
@@ -355,8 +383,7 @@ TEST(Recording, EveryFileAWrittenFrameUsesIsListedOnDisk) {
 TEST(Recording, AddFileWritesTheMetadataWithTheNextFrameNotAtOnce) {
     TemporaryDirectory temporary;
     const auto directory = temporary.path() / "rec";
-    const auto input = temporary.path() / "input.txt";
-    std::ofstream(input) << "abc";
+    const auto input = input_file(temporary, "abc");
     RecordingWriter writer(directory, test::sample_meta("batched-1"));
     writer.add_file("/data/a.txt", input);
     writer.add_file("/data/b.txt", input);

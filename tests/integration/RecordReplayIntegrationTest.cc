@@ -581,6 +581,39 @@ TEST_F(RecordReplayTest, AReplayByAnotherInstallationPreloadsTheRecordedLibrary)
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
 }
 
+// A file the guest only reads is replayed from its original while that has the recorded bytes. One that an
+// open writes, by any of its names (here after a rename), gets a private copy that all its descriptors
+// share, as they shared the file when recorded: the descriptor opened before the rename reads "new" (bash
+// reads it as descriptor 9: a copy on stdin would be trapped, stdin being a pipe).
+TEST_F(RecordReplayTest, OnlyFilesNoOpenWroteAreReplayedFromTheirOriginals) {
+    const auto work = directory_ / "work";
+    std::filesystem::create_directory(work);
+    std::ofstream(work / "read.txt") << "only read\n";
+    std::ofstream(work / "a") << "old\n";
+    const std::string script =
+        "cd " + work.string() +
+        " && cat read.txt && exec 9<a && mv a b && echo new >b && read -r -u 9 line && echo $line";
+    const ProcessResult recorded =
+        hermit({"record", "start", "--name=shared", "--", "/bin/bash", "-c", script});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text, "only read\nnew\n");
+    const ProcessResult info = hermit({"record", "info", "shared-1", "--json"});
+    std::string files = info.stdout_text.substr(info.stdout_text.find("\"files\""));
+    std::erase_if(files, [](char c) { return c == ' ' || c == '\n'; });
+    EXPECT_NE(files.find("\"only_read\":true,\"path\":\"" + (work / "read.txt").string() + "\""),
+              std::string::npos)
+        << files;
+    EXPECT_NE(files.find("\"only_read\":false,\"path\":\"" + (work / "a").string() + "\""), std::string::npos)
+        << files;
+
+    std::filesystem::remove(work / "b");
+    std::ofstream(work / "a") << "old\n";
+    const ProcessResult replayed = hermit({"replay", "shared-1", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+    EXPECT_FALSE(std::filesystem::exists(work / "b"));
+}
+
 // hermit opens or creates a file itself, as the guest, and installs the descriptor: one notification, where
 // the kernel's open took an entry and an exit stop; a replay does the same with the file or its copy.
 TEST_F(RecordReplayTest, OpensAreRecordedInOneNotificationWithTheKernelsAnswers) {

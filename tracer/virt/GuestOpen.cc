@@ -37,11 +37,15 @@ bool openable(uint32_t flags) {
 // What the guest gets from hermit's open (`result` 0 or -errno): a refusal (EACCES, EPERM) that the guest's
 // own capabilities might overcome is left to the kernel.
 std::optional<GuestOpen::Opened> opened_as_guest(UniqueFd opened, int result, uint32_t flags,
-                                                 mode_t file_type) {
+                                                 const OpenedFileInfo& info) {
     if (result == -EACCES || result == -EPERM) {
         return std::nullopt;
     }
-    return GuestOpen::Opened{std::move(opened), -result, (flags & O_CLOEXEC) != 0, file_type};
+    return GuestOpen::Opened{std::move(opened), -result, (flags & O_CLOEXEC) != 0, info};
+}
+
+OpenedFileInfo info_of(const struct stat& file) {
+    return OpenedFileInfo{file.st_mode & S_IFMT, file.st_dev, file.st_ino};
 }
 
 // Opens `found` (an O_PATH descriptor of what the path names, on the file system of type `file_system`)
@@ -53,7 +57,7 @@ std::optional<GuestOpen::Opened> reopen(const UniqueFd& found, long file_system,
         return std::nullopt;
     }
     if (S_ISLNK(info.st_mode)) {
-        return GuestOpen::Opened{UniqueFd{}, ELOOP}; // O_NOFOLLOW named a symlink
+        return GuestOpen::Opened::failed(ELOOP); // O_NOFOLLOW named a symlink
     }
     if ((!S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode)) || GuestOpen::is_pseudo_file_system(file_system)) {
         return std::nullopt;
@@ -65,7 +69,7 @@ std::optional<GuestOpen::Opened> reopen(const UniqueFd& found, long file_system,
             UniqueFd(::open(link.c_str(), static_cast<int>((flags & ~uint32_t{O_NOFOLLOW}) | O_CLOEXEC)));
         return opened.get() >= 0 ? 0 : -1;
     });
-    return opened_as_guest(std::move(opened), result, flags, info.st_mode & S_IFMT);
+    return opened_as_guest(std::move(opened), result, flags, info_of(info));
 }
 
 // An open with O_CREAT of `name` in `directory` (on a file system of type `file_system`), under the
@@ -80,7 +84,7 @@ std::optional<GuestOpen::Opened> create(const UniqueFd& directory, long file_sys
     }
     if (fstatat(directory.get(), name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0) {
         if ((flags & O_EXCL) != 0) {
-            return GuestOpen::Opened{UniqueFd{}, EEXIST};
+            return GuestOpen::Opened::failed(EEXIST);
         }
         if (!S_ISREG(existing.st_mode) && !S_ISDIR(existing.st_mode)) {
             return std::nullopt;
@@ -94,16 +98,16 @@ std::optional<GuestOpen::Opened> create(const UniqueFd& directory, long file_sys
             ::openat(directory.get(), name.c_str(), static_cast<int>(flags | O_NOFOLLOW | O_CLOEXEC), mode));
         return opened.get() >= 0 ? 0 : -1;
     });
-    mode_t file_type = S_IFREG; // what O_EXCL makes
+    OpenedFileInfo info{S_IFREG}; // what O_EXCL makes
     if (opened.get() >= 0 && (flags & O_EXCL) == 0) {
         // The name may have changed since fstatat: a FIFO or a device made meanwhile is left to the kernel.
         struct stat made {};
         if (fstat(opened.get(), &made) != 0 || (!S_ISREG(made.st_mode) && !S_ISDIR(made.st_mode))) {
             return std::nullopt;
         }
-        file_type = made.st_mode & S_IFMT;
+        info = info_of(made);
     }
-    return opened_as_guest(std::move(opened), result, flags, file_type);
+    return opened_as_guest(std::move(opened), result, flags, info);
 }
 
 } // namespace
@@ -126,7 +130,7 @@ std::optional<GuestOpen::Opened> GuestOpen::open(Task& task, const SyscallStop& 
             return std::nullopt;
         }
         if (parent->directory.get() < 0) {
-            return Opened{UniqueFd{}, parent->missing};
+            return Opened::failed(parent->missing);
         }
         return create(parent->directory, parent->file_system, parent->name, flags_of(stop), mode_of(stop),
                       *mask);
@@ -134,7 +138,7 @@ std::optional<GuestOpen::Opened> GuestOpen::open(Task& task, const SyscallStop& 
     const GuestPathLookup::Found found =
         GuestPathLookup::find(task, dirfd, *path, (flags_of(stop) & O_NOFOLLOW) == 0);
     if (found.file.get() < 0) {
-        return found.missing != 0 ? std::optional(Opened{UniqueFd{}, found.missing}) : std::nullopt;
+        return found.missing != 0 ? std::optional(Opened::failed(found.missing)) : std::nullopt;
     }
     return reopen(found.file, found.file_system, flags_of(stop));
 }
@@ -157,7 +161,7 @@ std::optional<GuestOpen::Opened> GuestOpen::open_instead(Task& task, const std::
     }
     const UniqueFd found(::open(path.c_str(), O_PATH | O_CLOEXEC | (flags_of(stop) & O_NOFOLLOW)));
     if (found.get() < 0) {
-        return Opened{UniqueFd{}, errno};
+        return Opened::failed(errno);
     }
     return reopen(found, file_system_of(found), flags_of(stop));
 }

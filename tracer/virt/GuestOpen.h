@@ -15,6 +15,7 @@
 
 #include "formats/FileIo.h"
 #include "tracer/SyscallInterceptor.h"
+#include "tracer/Task.h"
 
 #include <optional>
 #include <string>
@@ -27,7 +28,9 @@ public:
         UniqueFd file; // hermit's descriptor of what the guest opened; none when the open fails
         int error = 0; // then the guest's errno (ENOENT, ENOTDIR, ELOOP, EISDIR, ...)
         bool close_on_exec = false;
-        mode_t file_type = 0; // with a file: S_IFREG or S_IFDIR
+        OpenedFileInfo info; // with a file
+
+        static Opened failed(int error) { return Opened{UniqueFd{}, error, false, {}}; }
     };
 
     // open(path, flags) or openat(dirfd, path, flags) as the guest; nullopt leaves it to the kernel.
