@@ -60,7 +60,7 @@ std::set<int> Recorder::notifiable_syscalls() const {
 }
 
 std::set<int> Recorder::buffered_syscalls() const {
-    return tracer::syscall_buffer::buffered_syscalls();
+    return tracer::syscall_buffer::call_site_syscalls();
 }
 
 tracer::SyscallDecision Recorder::on_entry(tracer::Task& task, const tracer::SyscallStop& stop) {

@@ -33,9 +33,11 @@ size_t entry_size(const SyscallEvent& call) {
 
 } // namespace
 
-const std::set<int>& buffered_syscalls() {
-    static const std::set<int> numbers = {SYS_access, SYS_faccessat, SYS_unlink,  SYS_unlinkat, SYS_link,
-                                          SYS_linkat, SYS_mkdir,     SYS_mkdirat, SYS_rename,   SYS_renameat};
+const std::set<int>& call_site_syscalls() {
+    // faccessat2: whether an open's file exists (the library answers the openat that finds none).
+    static const std::set<int> numbers = {SYS_access,   SYS_faccessat, SYS_faccessat2, SYS_unlink,
+                                          SYS_unlinkat, SYS_link,      SYS_linkat,     SYS_mkdir,
+                                          SYS_mkdirat,  SYS_rename,    SYS_renameat};
     return numbers;
 }
 

@@ -1,10 +1,10 @@
 #pragma once
 // The tracer's side of the syscall buffer that hermit's preload library (tracer/preload/) keeps in each
 // guest thread it records or replays. A build makes thousands of access, unlink, link, mkdir and rename
-// calls, each a ~45 us round trip through the tracer when trapped; the library answers them in the guest
-// instead: recording, it makes them from its call site, which the seccomp filters let through, and
-// appends each result to the buffer; replaying, it returns the results that the replayer placed there
-// ahead of the thread's next calls.
+// calls and opens of missing files (a compiler's include path), each a ~45 us round trip through the
+// tracer when trapped; the library answers them in the guest instead: recording, it makes them from its call
+// site, which the seccomp filters let through, and appends each result to the buffer; replaying, it returns
+// the results that the replayer placed there ahead of the thread's next calls.
 //
 // The Session takes the calls a thread completed there at the thread's next stop, before anything else of
 // that stop, and emits each as a SyscallEvent marked `buffered` that carries its paths. So a recording
@@ -29,8 +29,9 @@ namespace syscall_buffer {
 constexpr int kRegisterSyscall = HERMIT_BUFFER_REGISTER_SYSCALL;
 enum class Mode : uint32_t { Record = HERMIT_BUFFER_RECORD, Replay = HERMIT_BUFFER_REPLAY };
 
-// What the library answers in the guest; a recording lets them through from its call site.
-const std::set<int>& buffered_syscalls();
+// What the library makes from its call site while recording, which the recording lets through: the calls
+// it answers, but openat, which it answers only when an existence check finds no file.
+const std::set<int>& call_site_syscalls();
 // The arguments of a buffered syscall that are paths, in order (SyscallEvent::paths holds them so).
 std::vector<size_t> path_arguments(int number);
 // The library, beside the hermit executable or where the build made it; empty when it is not there

@@ -1,5 +1,6 @@
 // The calls hermit's preload library answers in its syscall buffer (tracer/SyscallBuffer.h), in the shapes
-// a build makes them (git's object files: a new temporary file linked to its final name, then unlinked),
+// a build makes them (git's object files: a creating open that finds no directory, the directory made, a
+// new temporary file linked to its final name, then unlinked; opens of missing files),
 // from the main thread, a second thread and a forked child, relative to the working directory; an access
 // from a vfork child, which shares the parent's buffer and so makes a trapped call; accesses of system
 // files, which the library leaves to the kernel. argv[1]: a scratch directory. argv[2]: rounds.
@@ -16,14 +17,25 @@
 
 static long rounds;
 
-// One round under names starting with `prefix`: returns how many calls gave the expected answer (7).
+// Whether an open of `path` with `flags` fails with `error`.
+static int open_fails(const char* path, int flags, int error) {
+    const int file = open(path, flags, 0644);
+    if (file >= 0) {
+        close(file);
+    }
+    return file < 0 && errno == error;
+}
+
+// One round under names starting with `prefix`: returns how many calls gave the expected answer (10).
 static int round_of(const char* prefix, long round) {
-    char directory[64], temporary[96], object[96], final[96];
+    char directory[64], temporary[96], object[96], under_object[112], final[96];
     snprintf(directory, sizeof directory, "%s%ld", prefix, round);
     snprintf(temporary, sizeof temporary, "%s/tmp", directory);
     snprintf(object, sizeof object, "%s/object", directory);
+    snprintf(under_object, sizeof under_object, "%s/object/x", directory);
     snprintf(final, sizeof final, "%s/final", directory);
-    int good = mkdir(directory, 0755) == 0;
+    int good = open_fails(temporary, O_CREAT | O_EXCL | O_RDWR, ENOENT);
+    good += mkdir(directory, 0755) == 0;
     const int file = open(temporary, O_CREAT | O_EXCL | O_WRONLY, 0644);
     if (file >= 0) {
         dprintf(file, "%s round %ld\n", prefix, round);
@@ -32,6 +44,8 @@ static int round_of(const char* prefix, long round) {
     good += link(temporary, object) == 0;
     good += link(temporary, object) != 0 && errno == EEXIST;
     good += unlink(temporary) == 0;
+    good += open_fails(temporary, O_RDONLY, ENOENT);
+    good += open_fails(under_object, O_RDONLY | O_NOFOLLOW, ENOTDIR);
     good += access(object, R_OK) == 0;
     good += access(temporary, F_OK) != 0 && errno == ENOENT;
     good += rename(object, final) == 0;
@@ -66,16 +80,16 @@ int main(int argc, char** argv) {
     pthread_create(&thread, NULL, thread_rounds, "t");
     pthread_join(thread, &thread_good);
     const long main_good = (long)thread_rounds("m");
-    printf("main thread: %ld of %ld\nsecond thread: %ld of %ld\n", main_good, 7 * rounds, (long)thread_good,
-           7 * rounds);
+    printf("main thread: %ld of %ld\nsecond thread: %ld of %ld\n", main_good, 10 * rounds, (long)thread_good,
+           10 * rounds);
 
     const pid_t child = fork();
     if (child == 0) {
-        _exit(round_of("c", 0) == 7 ? 0 : 1);
+        _exit(round_of("c", 0) == 10 ? 0 : 1);
     }
     int status = 0;
     waitpid(child, &status, 0);
-    printf("forked child: %s\n", WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "all 7" : "failed");
+    printf("forked child: %s\n", WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "all 10" : "failed");
 
     const pid_t vforked = vfork();
     if (vforked == 0) {

@@ -517,21 +517,23 @@ TEST_F(RecordReplayTest, NameChangesAreRecordedInOneStopWithTheKernelsAnswers) {
     EXPECT_LT(runs.recording_stops, 300);
 }
 
-// access, link, unlink, mkdir and rename are answered in the guest's syscall buffer, without a stop
-// (tracer/SyscallBuffer.h): 100 rounds of 7 such calls in each of two threads, which would be 1400
-// notifications, leave those of the creating opens and of dprintf's fstats, 200 each, and a few more. The
+// access, link, unlink, mkdir, rename and opens that find no file (or, creating, no directory) are answered
+// in the guest's syscall buffer, without a stop (tracer/SyscallBuffer.h): 100 rounds of 10 such calls in
+// each of two threads, which would be 2000 notifications, leave those of the creating opens that find
+// their directory and of dprintf's fstats, 200 each, and a few more. The
 // recording holds each as an event with its paths, and the replay, whose answers are placed in the buffer
 // ahead of the calls, reproduces the output without changing the scratch directory; a vfork child, which
 // shares its parent's buffer, is trapped.
 TEST_F(RecordReplayTest, FileNameCallsAreAnsweredInTheGuestsSyscallBuffer) {
     const ScratchRuns runs = run_record_and_replay_in_scratch("buffer", "replay_syscall_buffer", "100");
     EXPECT_EQ(runs.native.stdout_text,
-              "main thread: 700 of 700\nsecond thread: 700 of 700\nforked child: all 7\n"
+              "main thread: 1000 of 1000\nsecond thread: 1000 of 1000\nforked child: all 10\n"
               "vfork child: found c0/final\nsystem files: yes, No such file or directory\n"
               "m0/final: m round 0\nt1/final: t round 1\nc0/final: c round 0\n");
     EXPECT_LT(runs.recording_notifications, 600);
-    // 7 per round in two threads and in the forked child (their creating opens are trapped).
-    EXPECT_EQ(buffered_calls("buffer-1"), 2 * 100 * 7 + 7u);
+    // 10 per round in two threads and in the forked child (their creating opens that find their directory
+    // are trapped).
+    EXPECT_EQ(buffered_calls("buffer-1"), 2 * 100 * 10 + 10u);
 }
 
 // A library the guest preloads itself comes before hermit's syscall buffer library: its access() still

@@ -1,7 +1,8 @@
 /* libhermit_preload.so: loaded into guests that hermit records or replays (LD_PRELOAD). It answers the
- * file-name syscalls a build makes by the thousand (access, unlink, link, mkdir, rename) without a stop of
- * the tracer: while recording it makes them itself, from a call site the seccomp filters let through, and
- * appends each result to the thread's buffer, which the tracer takes at the thread's next stop; while
+ * file-name syscalls a build makes by the thousand (access, unlink, link, mkdir, rename, and the opens that
+ * find no file) without a stop of the tracer: while recording it makes them itself, from a call site the
+ * seccomp filters let through, and appends each result to the thread's buffer, which the tracer takes at
+ * the thread's next stop; while
  * replaying it returns the recorded results the tracer placed in the buffer. Anything it cannot answer
  * that way (a call that does not match, a full buffer, a thread it has no buffer for) is made as an
  * ordinary, trapped syscall. See tracer/preload/syscall_buffer.h and tracer/SyscallBuffer.h. */
@@ -10,7 +11,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -135,6 +138,54 @@ static int is_path_argument(unsigned mask, int index) {
     return (mask >> index) & 1;
 }
 
+/* The library's opens are all openat, as glibc's. */
+static int is_open(int number) {
+    return number == SYS_openat;
+}
+
+/* The directory that `path` names its last component in ("." for a bare name); empty when it does not fit. */
+static void parent_directory(const char* path, char parent[PATH_MAX]) {
+    size_t length = strnlen(path, PATH_MAX);
+    parent[0] = '\0';
+    if (length == PATH_MAX) {
+        return;
+    }
+    while (length > 1 && path[length - 1] == '/') {
+        length--;
+    }
+    while (length > 0 && path[length - 1] != '/') {
+        length--;
+    }
+    if (length == 0) {
+        strcpy(parent, ".");
+        return;
+    }
+    memcpy(parent, path, length);
+    parent[length] = '\0';
+}
+
+/* Recording: the call from the call site. An open is answered here only when it fails for want of a file
+ * (ENOENT, ENOTDIR): an existence check as the open's effective ids, of the file or, for an open that
+ * creates it, of its directory, finds that without opening anything. An open that gets past it goes to the
+ * tracer, which copies or creates the file. */
+static long call_or_probe(int number, const long args[6]) {
+    const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
+    if (!is_open(number)) {
+        return call_site(number, args[0], args[1], args[2], args[3], args[4]);
+    }
+    char parent[PATH_MAX];
+    const char* checked = (const char*)args[1];
+    long check = AT_EACCESS | ((args[2] & O_NOFOLLOW) != 0 ? AT_SYMLINK_NOFOLLOW : 0);
+    if ((args[2] & O_CREAT) != 0) {
+        parent_directory(checked, parent);
+        checked = parent;
+        check = AT_EACCESS;
+    }
+    const long found =
+        checked[0] != '\0' ? call_site(SYS_faccessat2, args[0], (long)checked, F_OK, check, 0) : 0;
+    return found == -ENOENT || found == -ENOTDIR ? found : 1;
+}
+
 /* Recording: the call from the call site, appended with its result and its paths. */
 static int record(struct hermit_buffer_header* buffer, int number, const long args[6], unsigned paths,
                   long* result) {
@@ -148,8 +199,10 @@ static int record(struct hermit_buffer_header* buffer, int number, const long ar
     if (buffer->used + size > HERMIT_BUFFER_SIZE - sizeof(*buffer)) {
         return 0;
     }
-    const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
-    *result = call_site(number, args[0], args[1], args[2], args[3], args[4]);
+    *result = call_or_probe(number, args);
+    if (is_open(number) && *result >= 0) {
+        return 0;
+    }
     struct hermit_buffer_entry* entry = (struct hermit_buffer_entry*)(entries(buffer) + buffer->used);
     entry->number = number;
     entry->size = (uint32_t)size;
@@ -284,6 +337,67 @@ EXPORT int mkdir(const char* path, mode_t mode) {
 
 EXPORT int mkdirat(int dirfd, const char* path, mode_t mode) {
     return (int)buffered(SYS_mkdirat, dirfd, (long)path, mode, 0, 0, DIRFD(0));
+}
+
+static int creates(int flags) {
+    return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+/* An open of a path that no virtual file of hermit's (under /dev, /proc, /sys) may stand for, but not of an
+ * unnamed file (O_TMPFILE), is answered by the library when it finds no file (call_or_probe). */
+static int open_at(int dirfd, const char* path, int flags, mode_t mode) {
+    if (path == NULL || (flags & O_TMPFILE) == O_TMPFILE || strncmp(path, "/dev/", 5) == 0 ||
+        strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/sys/", 5) == 0) {
+        return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+    }
+    return (int)buffered(SYS_openat, dirfd, (long)path, flags, mode, 0, DIRFD(0));
+}
+
+/* The mode argument, which open and openat take only to create a file. */
+#define CREATION_MODE(flags, last)                                                                           \
+    mode_t mode = 0;                                                                                         \
+    if (creates(flags)) {                                                                                    \
+        va_list arguments;                                                                                   \
+        va_start(arguments, last);                                                                           \
+        mode = va_arg(arguments, mode_t);                                                                    \
+        va_end(arguments);                                                                                   \
+    }
+
+EXPORT int open(const char* path, int flags, ...) {
+    CREATION_MODE(flags, flags);
+    return open_at(AT_FDCWD, path, flags, mode);
+}
+
+EXPORT int open64(const char* path, int flags, ...) {
+    CREATION_MODE(flags, flags);
+    return open_at(AT_FDCWD, path, flags, mode);
+}
+
+EXPORT int openat(int dirfd, const char* path, int flags, ...) {
+    CREATION_MODE(flags, flags);
+    return open_at(dirfd, path, flags, mode);
+}
+
+EXPORT int openat64(int dirfd, const char* path, int flags, ...) {
+    CREATION_MODE(flags, flags);
+    return open_at(dirfd, path, flags, mode);
+}
+
+/* _FORTIFY_SOURCE's forms, which take no mode. */
+EXPORT int __open_2(const char* path, int flags) {
+    return open_at(AT_FDCWD, path, flags, 0);
+}
+
+EXPORT int __open64_2(const char* path, int flags) {
+    return open_at(AT_FDCWD, path, flags, 0);
+}
+
+EXPORT int __openat_2(int dirfd, const char* path, int flags) {
+    return open_at(dirfd, path, flags, 0);
+}
+
+EXPORT int __openat64_2(int dirfd, const char* path, int flags) {
+    return open_at(dirfd, path, flags, 0);
 }
 
 EXPORT int rename(const char* from, const char* to) {

@@ -63,6 +63,7 @@ static inline unsigned hermit_buffer_path_arguments(long number) {
     case SYS_faccessat:
     case SYS_unlinkat:
     case SYS_mkdirat:
+    case SYS_openat:
         return 1u << 1;
     case SYS_link:
     case SYS_rename:
