@@ -111,6 +111,10 @@ void Recorder::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int6
         pending->second.stdio = capture_stdio(task, stop, result);
         break;
     case ReplayTreatment::ChangePath:
+        if (stop.number == SYS_truncate && result == 0) {
+            note_truncated_file(task, stop);
+        }
+        break;
     case ReplayTreatment::ChangeDirectory:
     case ReplayTreatment::Execute:
     case ReplayTreatment::NotRecorded:
@@ -192,17 +196,28 @@ void Recorder::copy_opened_file(tracer::Task& task, const tracer::SyscallStop& s
     if (copied_files_.insert(*path).second) {
         writer_.add_file(*path, host_path, !writes);
     }
-    note_copied_name(*file, *path, writes);
+    copied_names_[{file->device, file->inode}].insert(*path);
+    if (writes) {
+        mark_copies_written(file->device, file->inode);
+    }
 }
 
-void Recorder::note_copied_name(const tracer::OpenedFileInfo& file, const std::string& path, bool writes) {
-    std::set<std::string>& names = copied_names_[{file.device, file.inode}];
-    names.insert(path);
-    if (writes) {
-        // By whichever name it was copied: a replay gives all of them one private copy.
-        for (const std::string& name : names) {
-            writer_.mark_written(name);
-        }
+void Recorder::mark_copies_written(dev_t device, ino_t inode) {
+    // By whichever name the file was copied: a replay gives all of them one private copy.
+    const auto names = copied_names_.find({device, inode});
+    if (names == copied_names_.end()) {
+        return;
+    }
+    for (const std::string& name : names->second) {
+        writer_.mark_written(name);
+    }
+}
+
+void Recorder::note_truncated_file(tracer::Task& task, const tracer::SyscallStop& stop) {
+    const auto path = task.read_string(stop.args[0]);
+    struct stat info {};
+    if (path && stat(GuestDescriptors::absolute_path(task.host_tid(), AT_FDCWD, *path).c_str(), &info) == 0) {
+        mark_copies_written(info.st_dev, info.st_ino);
     }
 }
 
@@ -221,7 +236,7 @@ void Recorder::copy_executed_file(tracer::Task& task, const tracer::SyscallStop&
     }
     copied_files_.insert(path);
     writer_.add_file(path, path, true);
-    note_copied_name(tracer::OpenedFileInfo{S_IFREG, info.st_dev, info.st_ino}, path, false);
+    copied_names_[{info.st_dev, info.st_ino}].insert(path);
 }
 
 std::optional<StdioEvent> Recorder::capture_stdio(tracer::Task& task, const tracer::SyscallStop& stop,

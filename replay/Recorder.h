@@ -62,8 +62,10 @@ private:
     std::vector<MemoryWrite> capture_outputs(tracer::Task& task, const tracer::SyscallStop& stop,
                                              int64_t result);
     void copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
-    // `path` names the copied `file`; an open for writing by any name makes all its copies written.
-    void note_copied_name(const tracer::OpenedFileInfo& file, const std::string& path, bool writes);
+    // The file with this device and inode was written (an open for writing, a truncate), by any name.
+    void mark_copies_written(dev_t device, ino_t inode);
+    // A truncate(2) by path writes its file as an open for writing would.
+    void note_truncated_file(tracer::Task& task, const tracer::SyscallStop& stop);
     // The program an execve starts, unless it is a system file: replay may need it after it changed.
     void copy_executed_file(tracer::Task& task, const tracer::SyscallStop& stop);
     std::optional<StdioEvent> capture_stdio(tracer::Task& task, const tracer::SyscallStop& stop,

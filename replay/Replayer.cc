@@ -553,6 +553,17 @@ void Replayer::change_path(tracer::Task& task, int number, std::span<const uint6
     case SYS_link:
         link(entry(0, -1), entry(1, -1));
         break;
+    case SYS_truncate: {
+        // The private copy changes as the file did. A file without one was copied after this call (at its
+        // first open), with its new size.
+        const auto scratch =
+            scratch_files_.find(made_names_.resolve(guest_path(task, path(0), AT_FDCWD), true).path);
+        std::error_code error;
+        if (scratch != scratch_files_.end()) {
+            std::filesystem::resize_file(scratch->second, args[1], error);
+        }
+        break;
+    }
     case SYS_linkat: {
         // linkat follows a symlink named last only when asked to; link never does.
         const std::string from = guest_path(task, path(1), dirfd_of(args, 0));

@@ -616,6 +616,25 @@ TEST_F(RecordReplayTest, OnlyFilesNoOpenWroteAreReplayedFromTheirOriginals) {
     EXPECT_FALSE(std::filesystem::exists(work / "b"));
 }
 
+// truncate(2) by path writes its file as an open for writing does: a descriptor opened before it reads the
+// shortened file, in the replay too, from its private copy (the original is left alone).
+TEST_F(RecordReplayTest, ATruncateByPathShortensTheReplaysCopy) {
+    const auto file = directory_ / "cut.txt";
+    std::ofstream(file) << "hello\n";
+    const std::string script = "import os; fd = os.open('" + file.string() +
+                               "', os.O_RDONLY); os.truncate('" + file.string() +
+                               "', 2); print(os.pread(fd, 10, 0))";
+    const ProcessResult recorded = hermit({"record", "start", "--name=cut", "--", "python3", "-c", script});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text, "b'he'\n");
+    std::ofstream(file) << "hello\n";
+
+    const ProcessResult replayed = hermit({"replay", "cut-1", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+    EXPECT_EQ(std::filesystem::file_size(file), 6u);
+}
+
 // hermit opens or creates a file itself, as the guest, and installs the descriptor: one notification, where
 // the kernel's open took an entry and an exit stop; a replay does the same with the file or its copy.
 TEST_F(RecordReplayTest, OpensAreRecordedInOneNotificationWithTheKernelsAnswers) {
