@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <string_view>
+#include <utility>
 
 namespace hermit::replay {
 
@@ -188,27 +189,28 @@ void Recorder::copy_opened_file(tracer::Task& task, const tracer::SyscallStop& s
     const std::string host_path = "/proc/" + std::to_string(task.host_pid()) + "/fd/" + std::to_string(fd);
     std::optional<tracer::OpenedFileInfo> file = task.installed_file(fd);
     if (struct stat info{}; !file && stat(host_path.c_str(), &info) == 0) {
-        file = tracer::OpenedFileInfo{info.st_mode & S_IFMT, info.st_dev, info.st_ino};
+        file = tracer::OpenedFileInfo::of(info);
     }
     if (!file || file->type != S_IFREG) {
         return;
     }
+    CopiedFile& copied = copied_by_identity_[{file->device, file->inode}];
     if (copied_files_.insert(*path).second) {
-        writer_.add_file(*path, host_path, !writes);
+        writer_.add_file(*path, host_path, !writes && !copied.written);
     }
-    copied_names_[{file->device, file->inode}].insert(*path);
+    copied.names.insert(*path);
     if (writes) {
-        mark_copies_written(file->device, file->inode);
+        mark_written(copied);
     }
 }
 
-void Recorder::mark_copies_written(dev_t device, ino_t inode) {
-    // By whichever name the file was copied: a replay gives all of them one private copy.
-    const auto names = copied_names_.find({device, inode});
-    if (names == copied_names_.end()) {
+void Recorder::mark_written(CopiedFile& copied) {
+    // By whichever name the file was copied: a replay gives all of them one private copy. A name copied
+    // later is added as written.
+    if (std::exchange(copied.written, true)) {
         return;
     }
-    for (const std::string& name : names->second) {
+    for (const std::string& name : copied.names) {
         writer_.mark_written(name);
     }
 }
@@ -217,7 +219,7 @@ void Recorder::note_truncated_file(tracer::Task& task, const tracer::SyscallStop
     const auto path = task.read_string(stop.args[0]);
     struct stat info {};
     if (path && stat(GuestDescriptors::absolute_path(task.host_tid(), AT_FDCWD, *path).c_str(), &info) == 0) {
-        mark_copies_written(info.st_dev, info.st_ino);
+        mark_written(copied_by_identity_[{info.st_dev, info.st_ino}]);
     }
 }
 
@@ -235,8 +237,9 @@ void Recorder::copy_executed_file(tracer::Task& task, const tracer::SyscallStop&
         return;
     }
     copied_files_.insert(path);
-    writer_.add_file(path, path, true);
-    copied_names_[{info.st_dev, info.st_ino}].insert(path);
+    CopiedFile& copied = copied_by_identity_[{info.st_dev, info.st_ino}];
+    writer_.add_file(path, path, !copied.written);
+    copied.names.insert(path);
 }
 
 std::optional<StdioEvent> Recorder::capture_stdio(tracer::Task& task, const tracer::SyscallStop& stop,

@@ -62,8 +62,13 @@ private:
     std::vector<MemoryWrite> capture_outputs(tracer::Task& task, const tracer::SyscallStop& stop,
                                              int64_t result);
     void copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
-    // The file with this device and inode was written (an open for writing, a truncate), by any name.
-    void mark_copies_written(dev_t device, ino_t inode);
+    // A file the recording copied, by its device and inode: the names it was copied under, and whether the
+    // guest wrote it (an open for writing, a truncate) by any name.
+    struct CopiedFile {
+        std::set<std::string> names;
+        bool written = false;
+    };
+    void mark_written(CopiedFile& copied);
     // A truncate(2) by path writes its file as an open for writing would.
     void note_truncated_file(tracer::Task& task, const tracer::SyscallStop& stop);
     // The program an execve starts, unless it is a system file: replay may need it after it changed.
@@ -76,7 +81,7 @@ private:
     std::optional<ObjectIdentity> own_stderr_;
     std::map<int32_t, PendingSyscall> pending_; // by guest tid: trapped, its event not yet seen
     std::set<std::string> copied_files_;
-    std::map<std::pair<dev_t, ino_t>, std::set<std::string>> copied_names_; // by device and inode
+    std::map<std::pair<dev_t, ino_t>, CopiedFile> copied_by_identity_;
     uint64_t last_event_time_ = 0;
 };
 

@@ -6,6 +6,7 @@
 #include "GuestMemory.h"
 #include "formats/FileIo.h"
 
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/user.h>
 
@@ -23,6 +24,10 @@ struct OpenedFileInfo {
     mode_t type = 0;
     dev_t device = 0;
     ino_t inode = 0;
+
+    static OpenedFileInfo of(const struct stat& file) {
+        return OpenedFileInfo{file.st_mode & S_IFMT, file.st_dev, file.st_ino};
+    }
 };
 
 class Task : public GuestMemory {

@@ -592,13 +592,13 @@ TEST_F(RecordReplayTest, OnlyFilesNoOpenWroteAreReplayedFromTheirOriginals) {
     std::filesystem::create_directory(work);
     std::ofstream(work / "read.txt") << "only read\n";
     std::ofstream(work / "a") << "old\n";
-    const std::string script =
-        "cd " + work.string() +
-        " && cat read.txt && exec 9<a && mv a b && echo new >b && read -r -u 9 line && echo $line";
+    const std::string script = "cd " + work.string() +
+                               " && cat read.txt && exec 9<a && mv a b && echo new >b && read -r -u 9 line "
+                               "&& echo $line && ln b c && cat c";
     const ProcessResult recorded =
         hermit({"record", "start", "--name=shared", "--", "/bin/bash", "-c", script});
     ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
-    EXPECT_EQ(recorded.stdout_text, "only read\nnew\n");
+    EXPECT_EQ(recorded.stdout_text, "only read\nnew\nnew\n");
     const ProcessResult info = hermit({"record", "info", "shared-1", "--json"});
     std::string files = info.stdout_text.substr(info.stdout_text.find("\"files\""));
     std::erase_if(files, [](char c) { return c == ' ' || c == '\n'; });
@@ -607,13 +607,18 @@ TEST_F(RecordReplayTest, OnlyFilesNoOpenWroteAreReplayedFromTheirOriginals) {
         << files;
     EXPECT_NE(files.find("\"only_read\":false,\"path\":\"" + (work / "a").string() + "\""), std::string::npos)
         << files;
+    // A name the written file gets later, copied at a read-only open, is written too.
+    EXPECT_NE(files.find("\"only_read\":false,\"path\":\"" + (work / "c").string() + "\""), std::string::npos)
+        << files;
 
     std::filesystem::remove(work / "b");
+    std::filesystem::remove(work / "c");
     std::ofstream(work / "a") << "old\n";
     const ProcessResult replayed = hermit({"replay", "shared-1", "--autopilot"});
     EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
     EXPECT_FALSE(std::filesystem::exists(work / "b"));
+    EXPECT_FALSE(std::filesystem::exists(work / "c"));
 }
 
 // truncate(2) by path writes its file as an open for writing does: a descriptor opened before it reads the

@@ -44,10 +44,6 @@ std::optional<GuestOpen::Opened> opened_as_guest(UniqueFd opened, int result, ui
     return GuestOpen::Opened{std::move(opened), -result, (flags & O_CLOEXEC) != 0, info};
 }
 
-OpenedFileInfo info_of(const struct stat& file) {
-    return OpenedFileInfo{file.st_mode & S_IFMT, file.st_dev, file.st_ino};
-}
-
 // Opens `found` (an O_PATH descriptor of what the path names, on the file system of type `file_system`)
 // with the guest's `flags`, through its /proc/self/fd link: the kernel checks permissions and flags against
 // the file as an open of its path would.
@@ -69,7 +65,7 @@ std::optional<GuestOpen::Opened> reopen(const UniqueFd& found, long file_system,
             UniqueFd(::open(link.c_str(), static_cast<int>((flags & ~uint32_t{O_NOFOLLOW}) | O_CLOEXEC)));
         return opened.get() >= 0 ? 0 : -1;
     });
-    return opened_as_guest(std::move(opened), result, flags, info_of(info));
+    return opened_as_guest(std::move(opened), result, flags, OpenedFileInfo::of(info));
 }
 
 // An open with O_CREAT of `name` in `directory` (on a file system of type `file_system`), under the
@@ -105,7 +101,7 @@ std::optional<GuestOpen::Opened> create(const UniqueFd& directory, long file_sys
         if (fstat(opened.get(), &made) != 0 || (!S_ISREG(made.st_mode) && !S_ISDIR(made.st_mode))) {
             return std::nullopt;
         }
-        info = info_of(made);
+        info = OpenedFileInfo::of(made);
     }
     return opened_as_guest(std::move(opened), result, flags, info);
 }
