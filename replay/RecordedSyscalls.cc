@@ -189,7 +189,7 @@ namespace {
 // System directories whose files say the same whoever asks; /proc, /sys and /dev answer each process its
 // own way.
 constexpr std::array<std::string_view, 6> kStableSystemDirectories = HERMIT_STABLE_SYSTEM_DIRECTORIES;
-constexpr std::array<std::string_view, 3> kProcessDirectories = {"/proc/", "/sys/", "/dev/"};
+constexpr std::array<std::string_view, 3> kProcessDirectories = HERMIT_PROCESS_DIRECTORIES;
 // Under /dev, a tmpfs of ordinary files that projects and builds use as fast storage.
 constexpr std::string_view kSharedMemoryDirectory = "/dev/shm/";
 

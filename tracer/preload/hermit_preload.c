@@ -113,6 +113,16 @@ static struct hermit_buffer_header* thread_buffer(void) {
     return state.buffer;
 }
 
+/* Whether `path` starts with one of the `count` `directories` (each ending in '/'). */
+static int under_one_of(const char* path, const char* const directories[], size_t count) {
+    for (size_t index = 0; index < count; index++) {
+        if (strncmp(path, directories[index], strlen(directories[index])) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Whether hermit leaves an access of `path` to the kernel (replay/RecordedSyscalls.h,
  * asks_about_system_file): an absolute path in a stable system directory, or that directory, without "."
  * or ".." components. */
@@ -343,11 +353,13 @@ static int creates(int flags) {
     return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
-/* An open of a path that no virtual file of hermit's (under /dev, /proc, /sys) may stand for, but not of an
- * unnamed file (O_TMPFILE), is answered by the library when it finds no file (call_or_probe). */
+/* An open of a path that no virtual file of hermit's may stand for (HERMIT_PROCESS_DIRECTORIES), but not of
+ * an unnamed file (O_TMPFILE), is answered by the library when it finds no file (call_or_probe). */
 static int open_at(int dirfd, const char* path, int flags, mode_t mode) {
-    if (path == NULL || (flags & O_TMPFILE) == O_TMPFILE || strncmp(path, "/dev/", 5) == 0 ||
-        strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/sys/", 5) == 0) {
+    static const char* const process_directories[] = HERMIT_PROCESS_DIRECTORIES;
+    if (path == NULL || (flags & O_TMPFILE) == O_TMPFILE ||
+        under_one_of(path, process_directories,
+                     sizeof(process_directories) / sizeof(process_directories[0]))) {
         return (int)syscall(SYS_openat, dirfd, path, flags, mode);
     }
     return (int)buffered(SYS_openat, dirfd, (long)path, flags, mode, 0, DIRFD(0));

@@ -27,6 +27,11 @@
 #define HERMIT_STABLE_SYSTEM_DIRECTORIES                                                                     \
     { "/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/etc/" }
 
+/* Directories whose files answer each process its own way, some of them hermit's virtual files: the
+ * recorder copies none, and the library leaves opens under them to the tracer. */
+#define HERMIT_PROCESS_DIRECTORIES                                                                           \
+    { "/proc/", "/sys/", "/dev/" }
+
 enum hermit_buffer_mode {
     HERMIT_BUFFER_OFF = 0,
     /* The library makes the syscall from the call site and appends an entry with its result. */
