@@ -4,6 +4,7 @@
 #include "FileIo.h"
 #include "FormatDamage.h"
 #include "FrameCodec.h"
+#include "FrameWriter.h"
 #include "RecordingIndex.h"
 #include "Sha256.h"
 
@@ -34,9 +35,11 @@ constexpr const char* kFilesPack = "files.pack";
 constexpr size_t kCopyChunk = 64 * 1024;
 // The summary must fit one frame (13 bytes per event); longer recordings are written without it.
 constexpr uint64_t kMaxSummaryEvents = kMaxUncompressedFrameBytes / 16;
-// A frame is cut when either limit is reached, so a crash loses at most this much.
+// A frame is cut when either limit is reached. Small enough that the last frame, compressed when the
+// guest is done, costs a recording little (1 MiB of a git add's events took 21 ms), large enough to be
+// compressed, not stored (events serialize to more than estimated_size() says).
 constexpr size_t kBatchMaxEvents = 4096;
-constexpr size_t kBatchMaxBytes = 1u << 20;
+constexpr size_t kBatchMaxBytes = 64u << 10;
 // Metadata is small (argv, env, file list); anything larger is not ours.
 constexpr uint64_t kMaxMetaBytes = 16u << 20;
 constexpr int kMetaNestingLimit = 8;
@@ -86,15 +89,12 @@ void write_meta_atomically(const std::filesystem::path& directory, const Recordi
 struct RecordingWriter::State {
     std::filesystem::path directory;
     RecordingMeta meta;
-    UniqueFd events_fd;
-    FrameEncoder frame_encoder;
+    std::optional<FrameWriter> frame_writer;
     std::vector<Event> pending;
     size_t pending_bytes = 0;
-    uint64_t written_events = 0;
+    uint64_t written_events = 0; // handed to the frame writer
     std::set<int32_t> threads;
     bool finished = false;
-    uint64_t events_file_bytes = 0;
-    std::vector<FrameLocation> frames;
     EventColumnsBuilder summary;
     // Files were added since the metadata was last written. The file list reaches the disk before the
     // next frame, not at every add_file (that rewrote the whole list per copy, O(n^2) over a recording):
@@ -153,12 +153,9 @@ struct RecordingWriter::State {
             write_meta_atomically(directory, meta);
             meta_outdated = false;
         }
-        auto frame = frame_encoder.encode(encode_batch(written_events, pending));
-        write_all(events_fd.get(), frame, events_path(), meta.id);
-        frames.push_back(FrameLocation{events_file_bytes, written_events, pending.size()});
-        events_file_bytes += frame.size();
-        written_events += pending.size();
-        pending.clear();
+        const uint64_t count = pending.size();
+        frame_writer->submit(written_events, std::exchange(pending, {}));
+        written_events += count;
         pending_bytes = 0;
     }
 
@@ -168,8 +165,8 @@ struct RecordingWriter::State {
         if (written_events > kMaxSummaryEvents) {
             return;
         }
-        RecordingIndex index{events_file_bytes, std::move(frames), summary.take()};
-        const auto frame = frame_encoder.encode(encode_recording_index(index));
+        RecordingIndex index{frame_writer->file_bytes(), frame_writer->frames(), summary.take()};
+        const auto frame = FrameEncoder().encode(encode_recording_index(index));
         const auto path = directory / kSummaryFile;
         UniqueFd fd = create_private_file(path, meta.id, false);
         write_all(fd.get(), frame, path, meta.id);
@@ -192,7 +189,8 @@ RecordingWriter::RecordingWriter(std::filesystem::path directory, RecordingMeta 
         throw Error(ErrorCode::RecordingIo, state.meta.id,
                     fmt::format("{} already holds a recording", state.directory.string()));
     }
-    state.events_fd = create_private_file(state.events_path(), state.meta.id, true);
+    state.frame_writer.emplace(create_private_file(state.events_path(), state.meta.id, true),
+                               state.events_path(), state.meta.id);
     write_meta_atomically(state.directory, state.meta);
 }
 
@@ -265,6 +263,7 @@ void RecordingWriter::mark_written(const std::string& guest_path) {
 
 void RecordingWriter::flush() {
     state_->write_pending_frame();
+    state_->frame_writer->drain();
 }
 
 void RecordingWriter::finish(int32_t exit_status, uint64_t guest_duration_ns) {
@@ -273,6 +272,7 @@ void RecordingWriter::finish(int32_t exit_status, uint64_t guest_duration_ns) {
         throw std::logic_error("RecordingWriter::finish called twice");
     }
     state.write_pending_frame();
+    state.frame_writer->drain();
     state.write_summary();
     state.meta.finished = true;
     state.meta.exit_status = exit_status;

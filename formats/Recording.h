@@ -1,8 +1,8 @@
 #pragma once
 // The recording directory: metadata plus an event stream. RecordingWriter streams frames while the guest
-// runs (a crash loses at most the frame being built, and the metadata on disk lists every file a written
-// frame uses); RecordingReader validates everything it reads and
-// throws hermit::Error (E031-E034) naming what is wrong.
+// runs (through a FrameWriter: a crash loses at most the batch being filled and the ones waiting to be
+// written, and the metadata on disk lists every file a written frame uses); RecordingReader validates
+// everything it reads and throws hermit::Error (E031-E034) naming what is wrong.
 
 #include "Error.h"
 #include "Event.h"
