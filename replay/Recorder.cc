@@ -23,6 +23,11 @@ namespace hermit::replay {
 
 namespace {
 
+// /proc's link to a process's descriptor: opening it opens the same file.
+std::string descriptor_link(pid_t process, int fd) {
+    return "/proc/" + std::to_string(process) + "/fd/" + std::to_string(fd);
+}
+
 std::vector<uint8_t> gather_written_bytes(tracer::GuestMemory& memory, const tracer::SyscallStop& stop,
                                           uint64_t length) {
     std::vector<uint8_t> bytes;
@@ -104,8 +109,13 @@ void Recorder::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int6
         pending->second.memory_writes = capture_outputs(task, stop, result);
         break;
     case ReplayTreatment::OpenFile:
-        if (!pending->second.virtual_file) {
-            copy_opened_file(task, stop, result);
+        // An open the Session did for the guest was copied before the guest had it.
+        if (!pending->second.virtual_file && result >= 0 && !task.installed_file(static_cast<int>(result))) {
+            struct stat info {};
+            const int fd = static_cast<int>(result);
+            if (stat(descriptor_link(task.host_pid(), fd).c_str(), &info) == 0) {
+                copy_opened_file(task, stop, task.host_pid(), fd, tracer::OpenedFileInfo::of(info));
+            }
         }
         break;
     case ReplayTreatment::Write:
@@ -120,6 +130,15 @@ void Recorder::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int6
     case ReplayTreatment::Execute:
     case ReplayTreatment::NotRecorded:
         break;
+    }
+}
+
+void Recorder::on_opened_for_guest(tracer::Task& task, const tracer::SyscallStop& stop, int file,
+                                   const tracer::OpenedFileInfo& info) {
+    auto pending = pending_.find(task.tid());
+    if (pending != pending_.end() && replay_treatment(stop.number) == ReplayTreatment::OpenFile &&
+        !pending->second.virtual_file) {
+        copy_opened_file(task, stop, own_pid_, file, info);
     }
 }
 
@@ -167,14 +186,11 @@ std::vector<MemoryWrite> Recorder::capture_outputs(tracer::Task& task, const tra
     return writes;
 }
 
-void Recorder::copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result) {
+void Recorder::copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, pid_t owner, int fd,
+                                const tracer::OpenedFileInfo& file) {
     // Copied at its first open, whatever the access mode: a replay starts its private copy of a file the
     // guest writes from this content.
-    if (result < 0) {
-        return;
-    }
-    const int fd = static_cast<int>(result);
-    auto path = GuestDescriptors::path(task.host_pid(), fd);
+    auto path = GuestDescriptors::path(owner, fd);
     if (!path || !path->starts_with("/") || is_system_file(*path)) {
         return;
     }
@@ -186,17 +202,12 @@ void Recorder::copy_opened_file(tracer::Task& task, const tracer::SyscallStop& s
         copied_files_.insert(*path);
         return;
     }
-    const std::string host_path = "/proc/" + std::to_string(task.host_pid()) + "/fd/" + std::to_string(fd);
-    std::optional<tracer::OpenedFileInfo> file = task.installed_file(fd);
-    if (struct stat info{}; !file && stat(host_path.c_str(), &info) == 0) {
-        file = tracer::OpenedFileInfo::of(info);
-    }
-    if (!file || file->type != S_IFREG) {
+    if (file.type != S_IFREG) {
         return;
     }
-    CopiedFile& copied = copied_by_identity_[{file->device, file->inode}];
+    CopiedFile& copied = copied_by_identity_[{file.device, file.inode}];
     if (copied_files_.insert(*path).second) {
-        writer_.add_file(*path, host_path, !writes && !copied.written);
+        writer_.add_file(*path, descriptor_link(owner, fd), !writes && !copied.written);
     }
     copied.names.insert(*path);
     if (writes) {

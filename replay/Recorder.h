@@ -9,6 +9,8 @@
 #include "tracer/SyscallInterceptor.h"
 #include "tracer/Task.h"
 
+#include <unistd.h>
+
 #include <map>
 #include <optional>
 #include <set>
@@ -42,6 +44,8 @@ public:
     std::set<int> notifiable_syscalls() const override;
     std::set<int> buffered_syscalls() const override;
     tracer::SyscallDecision on_entry(tracer::Task& task, const tracer::SyscallStop& stop) override;
+    void on_opened_for_guest(tracer::Task& task, const tracer::SyscallStop& stop, int file,
+                             const tracer::OpenedFileInfo& info) override;
     void on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& result) override;
     void on_event(const Event& event) override;
 
@@ -61,7 +65,10 @@ private:
 
     std::vector<MemoryWrite> capture_outputs(tracer::Task& task, const tracer::SyscallStop& stop,
                                              int64_t result);
-    void copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
+    // The file behind descriptor `fd` of process `owner`: the guest's, or hermit's own before the guest
+    // has it.
+    void copy_opened_file(tracer::Task& task, const tracer::SyscallStop& stop, pid_t owner, int fd,
+                          const tracer::OpenedFileInfo& file);
     // A file the recording copied, by its device and inode: the names it was copied under, and whether the
     // guest wrote it (an open for writing, a truncate) by any name.
     struct CopiedFile {
@@ -77,6 +84,7 @@ private:
                                             int64_t result);
 
     RecordingWriter& writer_;
+    const pid_t own_pid_ = getpid(); // hermit's, whose descriptors on_opened_for_guest() sees
     std::optional<ObjectIdentity> own_stdout_;
     std::optional<ObjectIdentity> own_stderr_;
     std::map<int32_t, PendingSyscall> pending_; // by guest tid: trapped, its event not yet seen

@@ -180,6 +180,11 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
     if (asks_about_system_file(task, stop)) {
         return tracer::SyscallDecision::untraced();
     }
+    if (std::any_of(followers_.begin(), followers_.end(), [&](tracer::SyscallInterceptor* follower) {
+            return follower->answers_untraced(task, stop);
+        })) {
+        return tracer::SyscallDecision::pass(); // as when recorded, the follower's own Untraced
+    }
     const SyscallEvent& recorded = expect_syscall(task, stop);
     PendingSyscall& pending = pending_[task.tid()];
     pending = PendingSyscall{};

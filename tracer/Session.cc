@@ -665,51 +665,68 @@ struct Session::State {
         if (!entry.kernel_runs_it() || entry.yield_requested) {
             return false;
         }
-        std::optional<int64_t> result = result_for_guest(thread, notification, entry);
-        if (!result) {
-            return false;
-        }
-        ++notification_count;
-        thread.syscall = stop;
-        for (auto it = thread.exit_interceptors.rbegin(); it != thread.exit_interceptors.rend(); ++it) {
-            (*it)->on_exit(*thread.task, stop, *result);
-        }
-        before_guest_runs(thread);
-        if (notifications.answer(notification.id, *result)) {
-            emit(thread,
-                 SyscallEvent{
-                     stop.number, {stop.args.begin(), stop.args.end()}, *result, false, {}, false, {}});
-        }
-        return true;
-    }
-
-    // What hermit's own call gives the guest (an installed descriptor's number, a length, -errno), or
-    // nullopt when it leaves the call to the kernel.
-    std::optional<int64_t> result_for_guest(Thread& thread,
-                                            const SyscallNotifications::Notification& notification,
-                                            const EntryDecision& entry) {
-        const SyscallStop& stop = notification.stop;
         if (virt::GuestDirectoryRead::reads(stop.number) && !entry.path_instead) {
-            return virt::GuestDirectoryRead::read(*thread.task, stop);
+            const std::optional<int64_t> read = virt::GuestDirectoryRead::read(*thread.task, stop);
+            if (read) {
+                answer_for_guest(thread, notification, *read);
+            }
+            return read.has_value();
         }
         if (!virt::GuestOpen::opens(stop.number)) {
-            return std::nullopt;
+            return false;
         }
         const std::optional<virt::GuestOpen::Opened> opened =
             entry.path_instead ? virt::GuestOpen::open_instead(*thread.task, *entry.path_instead, stop)
                                : virt::GuestOpen::open(*thread.task, stop);
         if (!opened) {
-            return std::nullopt;
+            return false;
         }
         if (opened->error != 0) {
-            return -opened->error;
+            answer_for_guest(thread, notification, -opened->error);
+            return true;
         }
+        for (auto it = thread.exit_interceptors.rbegin(); it != thread.exit_interceptors.rend(); ++it) {
+            (*it)->on_opened_for_guest(*thread.task, stop, opened->file.get(), opened->info);
+        }
+        before_guest_runs(thread);
+        // The install answers the notification too: the thread runs on while the exit is seen here, which
+        // saves the thread a wake-up and a sleep per open.
         const int64_t installed =
-            notifications.install(notification.id, opened->file.get(), opened->close_on_exec);
-        if (installed >= 0) {
-            thread.task->note_installed(static_cast<int>(installed), opened->info);
+            notifications.install_and_answer(notification.id, opened->file.get(), opened->close_on_exec);
+        if (installed < 0) {
+            answer_for_guest(thread, notification, installed); // EMFILE: still unanswered
+            return true;
         }
-        return installed;
+        thread.task->note_installed(static_cast<int>(installed), opened->info);
+        int64_t result = installed; // the guest has it: no interceptor can change it any more
+        exit_for_guest(thread, stop, result);
+        emit_for_guest(thread, stop, installed);
+        return true;
+    }
+
+    // The exit of a call hermit made for the guest, which the guest then sees: `result` as the interceptors
+    // leave it.
+    void answer_for_guest(Thread& thread, const SyscallNotifications::Notification& notification,
+                          int64_t result) {
+        const SyscallStop& stop = notification.stop;
+        exit_for_guest(thread, stop, result);
+        before_guest_runs(thread);
+        if (notifications.answer(notification.id, result)) {
+            emit_for_guest(thread, stop, result);
+        }
+    }
+
+    void exit_for_guest(Thread& thread, const SyscallStop& stop, int64_t& result) {
+        ++notification_count;
+        thread.syscall = stop;
+        for (auto it = thread.exit_interceptors.rbegin(); it != thread.exit_interceptors.rend(); ++it) {
+            (*it)->on_exit(*thread.task, stop, result);
+        }
+    }
+
+    void emit_for_guest(const Thread& thread, const SyscallStop& stop, int64_t result) {
+        emit(thread,
+             SyscallEvent{stop.number, {stop.args.begin(), stop.args.end()}, result, false, {}, false, {}});
     }
 
     // Points the path argument of the syscall the thread is stopped at to `path` until its exit stop.

@@ -5,7 +5,8 @@
 // asked for the exit (StopAtExit, ReplacePath) sees it, in reverse order, and may replace the result. When
 // nobody decided, the Session itself parks a syscall that would wait (tracer/WaitPredictor.h) like a Retry.
 // A notified open that the kernel would run with its exit watched, the Session may do itself, as the guest
-// (tracer/virt/GuestOpen.h): on_exit() then sees the descriptor already in the guest.
+// (tracer/virt/GuestOpen.h): on_opened_for_guest() sees hermit's descriptor of the file first, then the
+// guest gets its own and runs on, and on_exit() sees the guest's number.
 //
 // Only syscalls in the union of trapped_syscalls(), and conditionally_trapped_syscalls() whose argument
 // matches, stop the guest: everything else runs at native speed.
@@ -22,6 +23,7 @@
 namespace hermit::tracer {
 
 class Task;
+struct OpenedFileInfo;
 
 struct SyscallStop {
     int number = 0;
@@ -121,6 +123,9 @@ public:
     // before any on_entry()); false brings the thread to its ptrace stop first.
     virtual bool answers_without_stop(Task& /*task*/, const SyscallStop& /*stop*/) const { return true; }
     virtual SyscallDecision on_entry(Task& task, const SyscallStop& stop) = 0;
+    // Whether on_entry() will answer Untraced for this syscall. An interceptor in front that follows a
+    // recording (the replayer) then leaves it alone as well: the recording has no event of it.
+    virtual bool answers_untraced(Task& /*task*/, const SyscallStop& /*stop*/) { return false; }
     // An interceptor in front (the replayer) answered this syscall from its recording, so on_entry() is not
     // asked: update what seeing the syscall updates (the Virtualizer's clock) as during the recording, but
     // act on nothing outside (the guest's memory holds the recorded answer). By default on_entry(), whose
@@ -129,7 +134,14 @@ public:
     // A call the thread made in its syscall buffer since its last stop, about to be emitted as an event
     // (tracer/SyscallBuffer.h): the replayer keeps its view of the file system in step.
     virtual void on_buffered_syscall(Task& /*task*/, const SyscallEvent& /*call*/) {}
-    // `result` is the raw return value (negative errno); an interceptor may change it.
+    // An open the Session does for the guest (tracer/virt/GuestOpen.h), before the guest has the file:
+    // `file` is hermit's descriptor of the open file description the guest will get. Whatever must be done
+    // before the guest can read or write the file is done here.
+    virtual void on_opened_for_guest(Task& /*task*/, const SyscallStop& /*stop*/, int /*file*/,
+                                     const OpenedFileInfo& /*info*/) {}
+    // `result` is the raw return value (negative errno); an interceptor may change it. After
+    // on_opened_for_guest() the guest runs on with its descriptor already: the result is final, and the
+    // guest's memory and descriptors may have moved on.
     virtual void on_exit(Task& /*task*/, const SyscallStop& /*stop*/, int64_t& /*result*/) {}
 
     // Faulting instructions. With CPUID faulting (arch_prctl(ARCH_SET_CPUID, 0)) and rdtsc trapping

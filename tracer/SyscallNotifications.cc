@@ -56,9 +56,10 @@ bool SyscallNotifications::run_in_kernel(uint64_t id) {
     return reply(id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 }
 
-int64_t SyscallNotifications::install(uint64_t id, int file, bool close_on_exec) {
+int64_t SyscallNotifications::install_and_answer(uint64_t id, int file, bool close_on_exec) {
     seccomp_notif_addfd request{};
     request.id = id;
+    request.flags = SECCOMP_ADDFD_FLAG_SEND;
     request.srcfd = static_cast<uint32_t>(file);
     request.newfd_flags = close_on_exec ? O_CLOEXEC : 0;
     int installed = -1;

@@ -45,9 +45,11 @@ public:
     // The kernel runs the syscall as it is.
     bool run_in_kernel(uint64_t id);
     // Puts a duplicate of hermit's `file` into the notifying thread's descriptor table at its lowest free
-    // number, as an open would (SECCOMP_IOCTL_NOTIF_ADDFD), without answering the notification yet. Returns
-    // that number, or a negative errno (EMFILE past the guest's limit, ENOENT when the thread is gone).
-    int64_t install(uint64_t id, int file, bool close_on_exec);
+    // number, as an open would, and answers the notification with that number in the same step
+    // (SECCOMP_IOCTL_NOTIF_ADDFD with SECCOMP_ADDFD_FLAG_SEND, Linux 5.14). Returns the number, or a
+    // negative errno (EMFILE past the guest's limit, ENOENT when the thread is gone), and then the
+    // notification is not answered.
+    int64_t install_and_answer(uint64_t id, int file, bool close_on_exec);
     // The syscall fails with -ERESTARTNOINTR, which the kernel turns into a restart once the thread's
     // pending stop (PTRACE_INTERRUPT, sent before) is over.
     bool restart_at_ptrace_stop(uint64_t id);

@@ -693,14 +693,20 @@ SyscallDecision Virtualizer::redirect_open(Task& task, const SyscallStop& stop) 
         return SyscallDecision::pass();
     }
     if (opens_mounted_random_device(task, *path)) {
+        // The kernel opens hermit's file, refilled from the seed at each open in every run and replay
+        // alike: nothing to record.
         files_.refresh_random_device();
-        return SyscallDecision::pass();
+        return SyscallDecision::untraced();
     }
     const auto replacement = files_.replacement(*path);
     pending_opens_[task.host_tid()] =
-        PendingOpen{replacement->remove_after_open ? std::optional(replacement->host_path) : std::nullopt,
-                    replacement->start_offset};
+        PendingOpen{replacement->host_path, replacement->remove_after_open, replacement->start_offset};
     return SyscallDecision::replace_path(replacement->host_path);
+}
+
+bool Virtualizer::answers_untraced(Task& task, const SyscallStop& stop) {
+    const std::optional<std::string> path = opened_virtual_file(task, stop);
+    return path && opens_mounted_random_device(task, *path);
 }
 
 std::vector<FileOverlay> Virtualizer::file_overlays() {
@@ -719,15 +725,26 @@ bool Virtualizer::opens_mounted_random_device(const Task& task, const std::strin
            opened.st_dev == device.st_dev && opened.st_ino == device.st_ino;
 }
 
+void Virtualizer::on_opened_for_guest(Task& task, const SyscallStop& /*stop*/, int file,
+                                      const OpenedFileInfo& /*info*/) {
+    // The guest gets this open file description: positioned here, it never sees the start.
+    const auto pending = pending_opens_.find(task.host_tid());
+    if (pending != pending_opens_.end() && pending->second.start_offset != 0 &&
+        lseek(file, static_cast<off_t>(pending->second.start_offset), SEEK_SET) < 0) {
+        spdlog::warn("cannot position the guest's {}: {}", pending->second.host_path, std::strerror(errno));
+    }
+}
+
 void Virtualizer::finish_redirected_open(Task& task, int64_t result) {
     const auto pending = pending_opens_.find(task.host_tid());
     if (pending == pending_opens_.end()) {
         return;
     }
-    if (pending->second.remove_path) {
-        unlink(pending->second.remove_path->c_str());
+    if (pending->second.remove_after_open) {
+        unlink(pending->second.host_path.c_str());
     }
-    if (pending->second.start_offset != 0 && result >= 0) {
+    const bool opened_by_kernel = result >= 0 && !task.installed_file(static_cast<int>(result));
+    if (pending->second.start_offset != 0 && opened_by_kernel) {
         seek_guest_descriptor(task.host_pid(), static_cast<int>(result), pending->second.start_offset);
     }
     pending_opens_.erase(pending);

@@ -57,8 +57,12 @@ public:
     bool answers_without_stop(Task& task, const SyscallStop& stop) const override;
     std::vector<ConditionalTrap> conditionally_trapped_syscalls() const override;
     SyscallDecision on_entry(Task& task, const SyscallStop& stop) override;
+    // An open of a random device that file_overlays() mounted over: the kernel opens the file.
+    bool answers_untraced(Task& task, const SyscallStop& stop) override;
     void on_entry_answered_in_front(Task& task, const SyscallStop& stop) override;
     void on_resume(Task& task) override; // the vDSO clock page (VdsoClockPage)
+    void on_opened_for_guest(Task& task, const SyscallStop& stop, int file,
+                             const OpenedFileInfo& info) override;
     void on_exit(Task& task, const SyscallStop& stop, int64_t& result) override;
     bool handles_faults() const override { return true; }
     bool on_fault(Task& task, int signal) override;
@@ -126,8 +130,9 @@ private:
 
     // An open redirected to a generated file (SyscallDecision::replace_path), waiting for its exit.
     struct PendingOpen {
-        std::optional<std::string> remove_path;
-        uint64_t start_offset;
+        std::string host_path;
+        bool remove_after_open = false;
+        uint64_t start_offset = 0;
     };
 
     HostFacts host_;
