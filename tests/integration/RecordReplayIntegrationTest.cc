@@ -417,6 +417,34 @@ TEST_F(RecordReplayTest, WorkingDirectoryAndDescriptorStateAreRecordedWithoutAPt
     EXPECT_EQ(often.recording_stops, once.recording_stops);
 }
 
+// realpath, canonicalize_file_name and fortified realpath answer as glibc's (the native output), recorded
+// and replayed, and their readlinks of system files are made from the syscall buffer library's call site:
+// 100 more rounds of a path under /usr (500 readlinks) add almost no notification.
+TEST_F(RecordReplayTest, RealpathOfSystemFilesCostsNoStop) {
+    const ScratchRuns once = run_record_and_replay_in_scratch("resolved-once", "replay_realpath", "0");
+    const ScratchRuns often = run_record_and_replay_in_scratch("resolved-often", "replay_realpath", "100");
+    const std::string& native = once.native.stdout_text;
+    const std::string scratch = (directory_ / "resolved-once").string();
+    EXPECT_NE(native.find("system: /usr/bin\n"), std::string::npos) << native;
+    EXPECT_NE(native.find("link: " + scratch + "/f\n"), std::string::npos) << native;
+    EXPECT_NE(native.find("through up: " + directory_.string() + "\n"), std::string::npos) << native;
+    EXPECT_NE(native.find("file as directory: Not a directory, left (untouched)\n"), std::string::npos)
+        << native;
+    EXPECT_NE(native.find("missing: No such file or directory, left " + scratch + "/missing\n"),
+              std::string::npos)
+        << native;
+    EXPECT_NE(native.find("loop: Too many levels of symbolic links, left (untouched)\n"), std::string::npos)
+        << native;
+    EXPECT_NE(native.find("empty: No such file or directory, left (untouched)\n"), std::string::npos)
+        << native;
+    EXPECT_NE(often.native.stdout_text.find("rounds: 100 of 100 the same"), std::string::npos)
+        << often.native.stdout_text;
+    if (once.recording_notifications == 0) {
+        GTEST_SKIP() << "no seccomp user notifications (Linux before 5.19): each readlink is a ptrace stop";
+    }
+    EXPECT_LT(often.recording_notifications - once.recording_notifications, 50);
+}
+
 // getdents64 is done by hermit on the guest's descriptor from its notification when recording (the kernel's
 // records, and failures, as natively) and answered from the log when replaying: 50 more listings of 6 calls
 // each add no ptrace stop.

@@ -1,11 +1,11 @@
 /* libhermit_preload.so: loaded into guests that hermit records or replays (LD_PRELOAD). It answers the
  * file-name syscalls a build makes by the thousand (access, unlink, link, mkdir, rename, and the opens that
- * find no file) without a stop of the tracer: while recording it makes them itself, from a call site the
- * seccomp filters let through, and appends each result to the thread's buffer, which the tracer takes at
- * the thread's next stop; while
- * replaying it returns the recorded results the tracer placed in the buffer. Anything it cannot answer
- * that way (a call that does not match, a full buffer, a thread it has no buffer for) is made as an
- * ordinary, trapped syscall. See tracer/preload/syscall_buffer.h and tracer/SyscallBuffer.h. */
+ * find no file; readlink and realpath of system files) without a stop of the tracer: while recording it makes
+ * them itself, from a call site the seccomp filters let through, and appends each result to the thread's
+ * buffer, which the tracer takes at the thread's next stop; while replaying it returns the recorded results
+ * the tracer placed in the buffer. Anything it cannot answer that way (a call that does not match, a full
+ * buffer, a thread it has no buffer for) is made as an ordinary, trapped syscall. See
+ * tracer/preload/syscall_buffer.h and tracer/SyscallBuffer.h. */
 #define _GNU_SOURCE
 #include "syscall_buffer.h"
 
@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -295,34 +296,209 @@ static long buffered(int number, long a0, long a1, long a2, long a3, long a4, un
 
 #define DIRFD(index) (1u << (index))
 
-/* An access that hermit leaves to the kernel (is_stable_system_path) is made from the call site, with no
- * entry, whenever the thread has a buffer. */
-static int system_access(int number, long a0, long a1, long a2, const char* path, long* result) {
+/* An access or readlink that hermit leaves to the kernel (is_stable_system_path) is made from the call
+ * site, with no entry, whenever the thread has a buffer. */
+static int system_access(int number, long a0, long a1, long a2, long a3, const char* path, long* result) {
     if (path == NULL || !is_stable_system_path(path) || state.busy || thread_buffer() == NULL) {
         return 0;
     }
     const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
-    *result = call_site(number, a0, a1, a2, 0, 0);
+    *result = call_site(number, a0, a1, a2, a3, 0);
     return 1;
 }
 
 EXPORT int access(const char* path, int mode) {
     long result = 0;
-    if (system_access(SYS_access, (long)path, mode, 0, path, &result)) {
+    if (system_access(SYS_access, (long)path, mode, 0, 0, path, &result)) {
         return (int)kernel_result(result);
     }
     return (int)buffered(SYS_access, (long)path, mode, 0, 0, 0, 0);
 }
 
+/* faccessat2(2), from the call site for a stable system path. */
+static int access_with_flags(int dirfd, const char* path, int mode, int flags) {
+    long result = 0;
+    if (system_access(SYS_faccessat2, dirfd, (long)path, mode, flags, path, &result)) {
+        return (int)kernel_result(result);
+    }
+    return (int)syscall(SYS_faccessat2, dirfd, path, mode, flags);
+}
+
 EXPORT int faccessat(int dirfd, const char* path, int mode, int flags) {
     if (flags != 0) {
-        return (int)syscall(SYS_faccessat2, dirfd, path, mode, flags);
+        return access_with_flags(dirfd, path, mode, flags);
     }
     long result = 0;
-    if (system_access(SYS_faccessat, dirfd, (long)path, mode, path, &result)) {
+    if (system_access(SYS_faccessat, dirfd, (long)path, mode, 0, path, &result)) {
         return (int)kernel_result(result);
     }
     return (int)buffered(SYS_faccessat, dirfd, (long)path, mode, 0, 0, DIRFD(0));
+}
+
+/* readlink(2), from the call site for a stable system path. */
+static ssize_t link_target(int dirfd, const char* path, char* target, size_t size) {
+    long result = 0;
+    if (system_access(SYS_readlinkat, dirfd, (long)path, (long)target, (long)size, path, &result)) {
+        return kernel_result(result);
+    }
+    return syscall(SYS_readlinkat, dirfd, path, target, size);
+}
+
+EXPORT ssize_t readlink(const char* path, char* target, size_t size) {
+    return link_target(AT_FDCWD, path, target, size);
+}
+
+EXPORT ssize_t readlinkat(int dirfd, const char* path, char* target, size_t size) {
+    return link_target(dirfd, path, target, size);
+}
+
+/* Whether what follows a component in a path being resolved needs that component to be a directory: a
+ * trailing slash, or a "." or ".." after it (glibc's suffix_requires_dir_check). */
+static int needs_directory(const char* rest) {
+    while (*rest == '/') {
+        while (*rest == '/') {
+            rest++;
+        }
+        if (*rest == '\0') {
+            return 1;
+        }
+        if (*rest++ != '.') {
+            return 0;
+        }
+        if (*rest == '\0' || *rest == '/' || (*rest == '.' && (rest[1] == '\0' || rest[1] == '/'))) {
+            return 1;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* Drops the last component of the absolute `path` of `length` bytes, keeping "/" itself. */
+static size_t parent_length(const char* path, size_t length) {
+    while (length > 1 && path[length - 1] != '/') {
+        length--;
+    }
+    return length > 1 ? length - 1 : 1;
+}
+
+/* A realpath that finds no file leaves in the caller's buffer the path up to the missing component, as
+ * glibc's; other failures leave it alone. */
+static char* failed(const char* path, char* resolved) {
+    if (resolved != NULL && errno == ENOENT) {
+        strcpy(resolved, path);
+    }
+    return NULL;
+}
+
+/* realpath(3) as glibc makes it (a readlink of each component, and where a directory is needed and the
+ * component is no symlink, a faccessat2 of it with a trailing slash), those of a stable system path made
+ * from the call site. A compiler resolves each header's path this way (gcc: some 450 readlinks a compile,
+ * under /usr), each a stop of the tracer otherwise: glibc's own realpath makes its calls where the
+ * filters trap them. */
+static char* resolve(const char* name, char* resolved) {
+    if (name == NULL) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (name[0] == '\0') {
+        errno = ENOENT;
+        return NULL;
+    }
+    char path[PATH_MAX]; /* resolved so far: absolute, no symlinks, no trailing slash but for "/" */
+    char rest[PATH_MAX]; /* what is left of the name, symlink targets spliced in */
+    char target[PATH_MAX];
+    size_t length = 1;
+    path[0] = '/';
+    if (name[0] != '/') {
+        if (getcwd(path, sizeof path) == NULL) {
+            return NULL;
+        }
+        length = strlen(path);
+    }
+    if (strlen(name) >= sizeof rest) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    strcpy(rest, name);
+    const char* next = rest;
+    int links = 0;
+    while (*next != '\0') {
+        while (*next == '/') {
+            next++;
+        }
+        const char* end = next;
+        while (*end != '\0' && *end != '/') {
+            end++;
+        }
+        const size_t component = (size_t)(end - next);
+        if (component == 0 || (component == 1 && next[0] == '.')) {
+            next = end;
+            continue;
+        }
+        if (component == 2 && next[0] == '.' && next[1] == '.') {
+            length = parent_length(path, length);
+            next = end;
+            continue;
+        }
+        const size_t start = length == 1 ? 1 : length + 1;
+        if (start + component + 1 >= sizeof path) {
+            errno = ENAMETOOLONG;
+            return NULL;
+        }
+        path[start - 1] = '/';
+        memcpy(path + start, next, component);
+        length = start + component;
+        path[length] = '\0';
+        const ssize_t got = link_target(AT_FDCWD, path, target, sizeof target - 1);
+        if (got >= 0) {
+            if (++links > 40) { /* MAXSYMLINKS */
+                errno = ELOOP;
+                return failed(path, resolved);
+            }
+            const size_t tail = strlen(end);
+            if ((size_t)got + tail >= sizeof rest) {
+                errno = ENAMETOOLONG;
+                return NULL;
+            }
+            memmove(rest + got, end, tail + 1);
+            memcpy(rest, target, (size_t)got);
+            next = rest;
+            length = target[0] == '/' ? 1 : parent_length(path, length);
+            continue;
+        }
+        if (needs_directory(end)) {
+            path[length] = '/';
+            path[length + 1] = '\0';
+            const int directory = access_with_flags(AT_FDCWD, path, F_OK, AT_EACCESS) == 0;
+            path[length] = '\0';
+            if (!directory) {
+                return failed(path, resolved);
+            }
+        } else if (errno != EINVAL) {
+            return failed(path, resolved);
+        }
+        next = end;
+    }
+    path[length] = '\0';
+    return resolved != NULL ? strcpy(resolved, path) : strdup(path);
+}
+
+EXPORT char* realpath(const char* name, char* resolved) {
+    return resolve(name, resolved);
+}
+
+EXPORT char* canonicalize_file_name(const char* name) {
+    return resolve(name, NULL);
+}
+
+/* _FORTIFY_SOURCE's form: the caller's buffer must hold PATH_MAX bytes (glibc's, which aborts). */
+extern void __chk_fail(void) __attribute__((noreturn));
+
+EXPORT char* __realpath_chk(const char* name, char* resolved, size_t resolved_length) {
+    if (resolved_length < PATH_MAX) {
+        __chk_fail();
+    }
+    return resolve(name, resolved);
 }
 
 EXPORT int unlink(const char* path) {
