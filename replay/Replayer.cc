@@ -149,7 +149,7 @@ const SyscallEvent& Replayer::expect_syscall(tracer::Task& task, const tracer::S
 }
 
 std::set<int> Replayer::buffered_syscalls() const {
-    return {SYS_access, SYS_faccessat, SYS_faccessat2, SYS_readlinkat};
+    return tracer::syscall_buffer::system_file_syscalls();
 }
 
 tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::SyscallStop& stop) {

@@ -33,12 +33,18 @@ size_t entry_size(const SyscallEvent& call) {
 
 } // namespace
 
+const std::set<int>& system_file_syscalls() {
+    static const std::set<int> numbers = {SYS_access, SYS_faccessat, SYS_faccessat2, SYS_readlinkat};
+    return numbers;
+}
+
 const std::set<int>& call_site_syscalls() {
-    // faccessat2: whether an open's file exists (the library answers the openat that finds none), and of a
-    // system file as access. readlinkat: of system files only, as realpath makes them.
-    static const std::set<int> numbers = {SYS_access, SYS_faccessat, SYS_faccessat2, SYS_readlinkat,
-                                          SYS_unlink, SYS_unlinkat,  SYS_link,       SYS_linkat,
-                                          SYS_mkdir,  SYS_mkdirat,   SYS_rename,     SYS_renameat};
+    static const std::set<int> numbers = [] {
+        std::set<int> answered = {SYS_unlink, SYS_unlinkat, SYS_link,   SYS_linkat,
+                                  SYS_mkdir,  SYS_mkdirat,  SYS_rename, SYS_renameat};
+        answered.insert(system_file_syscalls().begin(), system_file_syscalls().end());
+        return answered;
+    }();
     return numbers;
 }
 

@@ -29,8 +29,13 @@ namespace syscall_buffer {
 constexpr int kRegisterSyscall = HERMIT_BUFFER_REGISTER_SYSCALL;
 enum class Mode : uint32_t { Record = HERMIT_BUFFER_RECORD, Replay = HERMIT_BUFFER_REPLAY };
 
-// What the library makes from its call site while recording, which the recording lets through: the calls
-// it answers, but openat, which it answers only when an existence check finds no file.
+// What the library asks about stable system files from its call site, recording and replaying alike,
+// without an entry (the kernel's answer, as the tracer would leave the call to it): access, faccessat,
+// faccessat2 (realpath's directory checks too) and readlinkat (realpath's, readlink's).
+const std::set<int>& system_file_syscalls();
+// What the library makes from its call site while recording, which the recording lets through: those,
+// and the calls it answers, but openat, which it answers only when an existence check (faccessat2) finds
+// no file.
 const std::set<int>& call_site_syscalls();
 // The arguments of a buffered syscall that are paths, in order (SyscallEvent::paths holds them so).
 std::vector<size_t> path_arguments(int number);
