@@ -710,19 +710,23 @@ bool Virtualizer::answers_untraced(Task& task, const SyscallStop& stop) {
 }
 
 std::vector<FileOverlay> Virtualizer::file_overlays() {
-    mounted_random_device_ = files_.random_device().string();
-    return {{mounted_random_device_, "/dev/urandom"}, {mounted_random_device_, "/dev/random"}};
+    const std::string device = files_.random_device().string();
+    // Refreshes write the file in place: it keeps this identity, which an open's guest view is compared with.
+    struct stat mounted {};
+    if (stat(device.c_str(), &mounted) == 0) {
+        mounted_random_device_ = std::pair{mounted.st_dev, mounted.st_ino};
+    }
+    return {{device, "/dev/urandom"}, {device, "/dev/random"}};
 }
 
 bool Virtualizer::opens_mounted_random_device(const Task& task, const std::string& path) const {
-    if (!virt::VirtualFiles::is_random_device(path) || mounted_random_device_.empty()) {
+    if (!virt::VirtualFiles::is_random_device(path) || !mounted_random_device_) {
         return false;
     }
-    struct stat opened {
-    }, device{};
+    struct stat opened {};
     const std::string guest_view = "/proc/" + std::to_string(task.host_tid()) + "/root" + path;
-    return stat(guest_view.c_str(), &opened) == 0 && stat(mounted_random_device_.c_str(), &device) == 0 &&
-           opened.st_dev == device.st_dev && opened.st_ino == device.st_ino;
+    return stat(guest_view.c_str(), &opened) == 0 &&
+           std::pair{opened.st_dev, opened.st_ino} == *mounted_random_device_;
 }
 
 void Virtualizer::on_opened_for_guest(Task& task, const SyscallStop& /*stop*/, int file,

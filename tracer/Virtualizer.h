@@ -28,9 +28,12 @@
 
 #include "formats/Recording.h"
 
+#include <sys/types.h>
+
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace hermit::tracer {
 
@@ -149,7 +152,8 @@ private:
     virt::StatRewriter stat_rewriter_;
     virt::StatInTracer stat_in_tracer_;
     virt::VirtualFiles files_;
-    std::string mounted_random_device_; // what file_overlays() mounts over the random devices
+    // The file file_overlays() mounts over the random devices, by device and inode.
+    std::optional<std::pair<dev_t, ino_t>> mounted_random_device_;
     std::map<pid_t, PendingOpen> pending_opens_;
 };
 
