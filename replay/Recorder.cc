@@ -142,6 +142,12 @@ void Recorder::on_opened_for_guest(tracer::Task& task, const tracer::SyscallStop
     }
 }
 
+void Recorder::on_buffered_syscall(tracer::Task& task, const SyscallEvent& call) {
+    if (call.number == SYS_openat && call.result >= 0 && !call.paths.empty()) {
+        copied_files_.insert(GuestDescriptors::absolute_path(task.host_tid(), AT_FDCWD, call.paths.front()));
+    }
+}
+
 void Recorder::on_event(const Event& event) {
     Event recorded = event;
     std::optional<StdioEvent> stdio;

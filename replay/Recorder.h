@@ -47,6 +47,8 @@ public:
     void on_opened_for_guest(tracer::Task& task, const tracer::SyscallStop& stop, int file,
                              const tracer::OpenedFileInfo& info) override;
     void on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int64_t& result) override;
+    // A new file the library made (hermit_buffer_creates_new_file) is the guest's: never copied.
+    void on_buffered_syscall(tracer::Task& task, const SyscallEvent& call) override;
     void on_event(const Event& event) override;
 
     // Time of the latest event: the guest's logical duration when the run is over.

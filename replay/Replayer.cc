@@ -25,6 +25,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <iterator>
 #include <system_error>
@@ -70,6 +71,18 @@ bool has_digest(const std::filesystem::path& path, const std::string& sha256) {
     } catch (const std::system_error&) { // missing or unreadable
         return false;
     }
+}
+
+// An event after which a path may name another file than before: a successful name change other than a
+// new directory (which names no file a new one could be), or a change of working directory.
+bool changes_names(const Event& event) {
+    const auto* syscall = std::get_if<SyscallEvent>(&event.payload);
+    if (syscall == nullptr || syscall->result < 0 || syscall->number == SYS_mkdir ||
+        syscall->number == SYS_mkdirat) {
+        return false;
+    }
+    const ReplayTreatment treatment = replay_treatment(syscall->number);
+    return treatment == ReplayTreatment::ChangePath || treatment == ReplayTreatment::ChangeDirectory;
 }
 
 // A schedule that left the token with the thread that had it. Whether one is emitted depends on whether
@@ -149,7 +162,7 @@ const SyscallEvent& Replayer::expect_syscall(tracer::Task& task, const tracer::S
 }
 
 std::set<int> Replayer::buffered_syscalls() const {
-    return tracer::syscall_buffer::system_file_syscalls();
+    return tracer::syscall_buffer::replay_call_site_syscalls();
 }
 
 tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::SyscallStop& stop) {
@@ -333,18 +346,41 @@ tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::Sy
     }
     const uint64_t flags = open_flags(task, stop);
     const MadeNames::Resolved resolved = resolved_path_argument(task, stop, (flags & O_NOFOLLOW) == 0);
+    return redirect_path(task, stop, resolved.path, opened_instead(resolved, flags), pending);
+}
+
+std::optional<std::filesystem::path> Replayer::opened_instead(const MadeNames::Resolved& resolved,
+                                                              uint64_t flags) {
     const std::string& absolute = resolved.path;
-    std::optional<std::filesystem::path> replacement;
     if (made_names_.is_directory(absolute)) {
-        replacement = directory_stand_in(absolute);
-    } else if (auto scratch = scratch_files_.find(absolute); scratch != scratch_files_.end()) {
-        replacement = scratch->second;
-    } else if (gets_scratch_file(absolute, flags)) {
-        replacement = make_scratch_file(absolute, flags);
-    } else {
-        replacement = replacement_for(resolved);
+        return directory_stand_in(absolute);
     }
-    return redirect_path(task, stop, absolute, replacement, pending);
+    if (auto scratch = scratch_files_.find(absolute); scratch != scratch_files_.end()) {
+        return scratch->second;
+    }
+    if (gets_scratch_file(absolute, flags)) {
+        return make_scratch_file(absolute, flags);
+    }
+    return replacement_for(resolved);
+}
+
+std::optional<std::filesystem::path>
+Replayer::new_file_instead(tracer::Task& task, const SyscallEvent& call,
+                           const std::vector<std::string>& names_changed) {
+    const uint64_t flags = call.args[2];
+    const std::string absolute =
+        call.paths.empty() ? std::string() : guest_path(task, call.paths.front(), AT_FDCWD);
+    if (absolute.empty()) {
+        return std::nullopt;
+    }
+    const MadeNames::Resolved resolved = made_names_.resolve(absolute, (flags & O_NOFOLLOW) == 0);
+    if (made_names_.is_directory(resolved.path) || !gets_scratch_file(resolved.path, flags) ||
+        std::any_of(names_changed.begin(), names_changed.end(), [&](const std::string& name) {
+            return name.empty() || is_at_or_under(resolved.path, name);
+        })) {
+        return std::nullopt;
+    }
+    return opened_instead(resolved, flags);
 }
 
 bool Replayer::gets_scratch_file(const std::string& absolute_path, uint64_t flags) const {
@@ -684,16 +720,41 @@ void Replayer::on_resume(tracer::Task& task) {
     const std::vector<Event>& events = log_.events();
     bool skip_current = pending_.contains(task.tid());
     std::vector<const SyscallEvent*> calls;
+    std::deque<SyscallEvent> new_files; // placed with the private file the library opens instead
+    // The names changed by the events ahead, which the replay takes in only when each is emitted; none once
+    // one of another thread changed names (its paths are not in the log). A new file at or under one of
+    // them is not placed: its open stops the thread and is answered then, in order.
+    std::optional<std::vector<std::string>> names_changed_ahead = std::vector<std::string>{};
     uint64_t first = 0;
     for (uint64_t index = log_.position(); index < events.size() && index < log_.position() + kLookAhead;
          index++) {
         const Event& event = events[index];
-        if (event.tid != task.tid() || kept_running(event) || std::exchange(skip_current, false)) {
+        if (event.tid != task.tid() || kept_running(event)) {
+            if (changes_names(event)) {
+                names_changed_ahead.reset();
+            }
             continue;
+        }
+        if (std::exchange(skip_current, false)) {
+            continue; // answered now: a name it changes is changed already
         }
         const auto* syscall = std::get_if<SyscallEvent>(&event.payload);
         if (syscall == nullptr || !syscall->buffered) {
             break;
+        }
+        if (syscall->number == SYS_openat && syscall->result >= 0) {
+            const auto instead =
+                names_changed_ahead ? new_file_instead(task, *syscall, *names_changed_ahead) : std::nullopt;
+            if (!instead) {
+                break;
+            }
+            syscall = &new_files.emplace_back(*syscall);
+            new_files.back().paths.push_back(instead->string());
+        }
+        if (names_changed_ahead && changes_names(event)) {
+            for (const std::string& path : syscall->paths) {
+                names_changed_ahead->push_back(made_names_.entry_path(guest_path(task, path, AT_FDCWD)));
+            }
         }
         first = calls.empty() ? index : first;
         calls.push_back(syscall);

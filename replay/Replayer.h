@@ -104,6 +104,14 @@ private:
     // the recorder names its copies (from /proc/<pid>/fd).
     MadeNames::Resolved resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
                                                bool follow_last = true) const;
+    // The file an open of `resolved` with `flags` opens instead (a stand-in, a private copy, the recorded
+    // copy); none: the original.
+    std::optional<std::filesystem::path> opened_instead(const MadeNames::Resolved& resolved, uint64_t flags);
+    // The private file the library opens in place of the new file a buffered openat made when recorded
+    // (hermit_buffer_creates_new_file), placed where the replay has not yet taken in `names_changed`
+    // (MadeNames entries); none when the open must stop the thread instead.
+    std::optional<std::filesystem::path> new_file_instead(tracer::Task& task, const SyscallEvent& call,
+                                                          const std::vector<std::string>& names_changed);
     // Whether an open of `absolute_path` gets a private copy: a regular file the guest writes, or whose
     // copy in the recording was written by some open (the others read the original while it is the same).
     bool gets_scratch_file(const std::string& absolute_path, uint64_t flags) const;

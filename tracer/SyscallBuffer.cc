@@ -40,10 +40,19 @@ const std::set<int>& system_file_syscalls() {
 
 const std::set<int>& call_site_syscalls() {
     static const std::set<int> numbers = [] {
-        std::set<int> answered = {SYS_unlink, SYS_unlinkat, SYS_link,   SYS_linkat,
-                                  SYS_mkdir,  SYS_mkdirat,  SYS_rename, SYS_renameat};
+        std::set<int> answered = {SYS_unlink,  SYS_unlinkat, SYS_link,     SYS_linkat, SYS_mkdir,
+                                  SYS_mkdirat, SYS_rename,   SYS_renameat, SYS_openat};
         answered.insert(system_file_syscalls().begin(), system_file_syscalls().end());
         return answered;
+    }();
+    return numbers;
+}
+
+const std::set<int>& replay_call_site_syscalls() {
+    static const std::set<int> numbers = [] {
+        std::set<int> made = system_file_syscalls();
+        made.insert(SYS_openat);
+        return made;
     }();
     return numbers;
 }

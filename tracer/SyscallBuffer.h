@@ -1,10 +1,10 @@
 #pragma once
 // The tracer's side of the syscall buffer that hermit's preload library (tracer/preload/) keeps in each
 // guest thread it records or replays. A build makes thousands of access, unlink, link, mkdir and rename
-// calls and opens of missing files (a compiler's include path), each a ~45 us round trip through the
-// tracer when trapped; the library answers them in the guest instead: recording, it makes them from its call
-// site, which the seccomp filters let through, and appends each result to the buffer; replaying, it returns
-// the results that the replayer placed there ahead of the thread's next calls.
+// calls, opens of missing files (a compiler's include path) and of new ones (git's objects), each a ~45 us
+// round trip through the tracer when trapped; the library answers them in the guest instead: recording, it
+// makes them from its call site, which the seccomp filters let through, and appends each result to the
+// buffer; replaying, it returns the results that the replayer placed there ahead of the thread's next calls.
 //
 // The Session takes the calls a thread completed there at the thread's next stop, before anything else of
 // that stop, and emits each as a SyscallEvent marked `buffered` that carries its paths. So a recording
@@ -34,9 +34,11 @@ enum class Mode : uint32_t { Record = HERMIT_BUFFER_RECORD, Replay = HERMIT_BUFF
 // faccessat2 (realpath's directory checks too) and readlinkat (realpath's, readlink's).
 const std::set<int>& system_file_syscalls();
 // What the library makes from its call site while recording, which the recording lets through: those,
-// and the calls it answers, but openat, which it answers only when an existence check (faccessat2) finds
-// no file.
+// and the calls it answers; of openat, the opens that make a new file (hermit_buffer_creates_new_file).
 const std::set<int>& call_site_syscalls();
+// What the library makes from its call site while replaying, which the replay lets through: the system
+// file calls, and openat of the replay's private files in place of the new files a recording made.
+const std::set<int>& replay_call_site_syscalls();
 // The arguments of a buffered syscall that are paths, in order (SyscallEvent::paths holds them so).
 std::vector<size_t> path_arguments(int number);
 // The library, beside the hermit executable or where the build made it; empty when it is not there

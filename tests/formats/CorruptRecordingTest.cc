@@ -163,7 +163,7 @@ TEST(CorruptRecording, WrongMetadataVersion) {
         FAIL() << "expected E033";
     } catch (const Error& error) {
         EXPECT_EQ(error.code(), ErrorCode::RecordingVersion);
-        EXPECT_NE(std::string(error.what()).find("format version 1, this hermit reads version 7"),
+        EXPECT_NE(std::string(error.what()).find("format version 1, this hermit reads version 8"),
                   std::string::npos);
     }
 }
@@ -183,7 +183,7 @@ void forge_first_header(SmallRecording& recording, size_t field_offset, uint32_t
 
 TEST(CorruptRecording, WrongFrameVersion) {
     SmallRecording recording;
-    forge_first_header(recording, 4, 8, 2);
+    forge_first_header(recording, 4, 9, 2);
     EXPECT_EQ(code_name(read_everything(recording.directory)), "E033");
 }
 

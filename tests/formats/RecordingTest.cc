@@ -51,7 +51,7 @@ TEST(Recording, RoundTripsEveryEventKindAndTheMetadata) {
     RecordingReader reader(directory);
     EXPECT_EQ(reader.read_all(), events);
     const auto& meta = reader.meta();
-    EXPECT_EQ(meta.format_version, 7u);
+    EXPECT_EQ(meta.format_version, 8u);
     EXPECT_EQ(meta.id, "sample-1");
     EXPECT_EQ(meta.argv, (std::vector<std::string>{"/bin/true", "x"}));
     EXPECT_EQ(meta.env, (std::vector<std::string>{"PATH=/usr/bin"}));

@@ -1,8 +1,9 @@
 // The calls hermit's preload library answers in its syscall buffer (tracer/SyscallBuffer.h), in the shapes
 // a build makes them (git's object files: a creating open that finds no directory, the directory made, a
 // new temporary file linked to its final name, then unlinked; opens of missing files),
-// from the main thread, a second thread and a forked child, relative to the working directory; an access
-// from a vfork child, which shares the parent's buffer and so makes a trapped call; accesses of system
+// from the main thread, a second thread and a forked child, relative to the working directory; new files
+// at names that calls just before changed (a name made again after its unlink, a directory renamed); an
+// access from a vfork child, which shares the parent's buffer and so makes a trapped call; accesses of system
 // files, which the library leaves to the kernel. argv[1]: a scratch directory. argv[2]: rounds.
 #define _GNU_SOURCE
 #include <errno.h>
@@ -60,6 +61,27 @@ static void* thread_rounds(void* prefix) {
     return (void*)good;
 }
 
+// Whether new files are made where the calls just before changed names: twice at one name, unlinked in
+// between, and in a directory renamed just before.
+static int new_files_at_changed_names(void) {
+    int good = 0;
+    for (int round = 0; round < 2; round++) {
+        const int file = open("again", O_CREAT | O_EXCL | O_WRONLY, 0644);
+        good += file >= 0 && write(file, "x", 1) == 1;
+        if (file >= 0) {
+            close(file);
+        }
+        good += unlink("again") == 0;
+    }
+    good += mkdir("before", 0755) == 0 && rename("before", "after") == 0;
+    const int inside = open("after/new", O_CREAT | O_EXCL | O_WRONLY, 0644);
+    good += inside >= 0 && write(inside, "made after the rename\n", 22) == 22;
+    if (inside >= 0) {
+        close(inside);
+    }
+    return good == 6;
+}
+
 static void show_file(const char* path) {
     char text[128] = {0};
     const int file = open(path, O_RDONLY);
@@ -98,10 +120,12 @@ int main(int argc, char** argv) {
     waitpid(vforked, &status, 0);
     printf("vfork child: %s\n", WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "found c0/final" : "failed");
 
+    printf("new files at changed names: %s\n", new_files_at_changed_names() ? "yes" : "failed");
     printf("system files: %s, %s\n", access("/usr/bin", X_OK) == 0 ? "yes" : strerror(errno),
            access("/etc/hermit-missing", F_OK) == 0 ? "yes" : strerror(errno));
     show_file("m0/final");
     show_file("t1/final");
     show_file("c0/final");
+    show_file("after/new");
     return 0;
 }

@@ -47,6 +47,7 @@ protected:
         ProcessResult native;
         long recording_stops = -1;         // ptrace stops of the recording
         long recording_notifications = -1; // and its seccomp notifications
+        long replay_notifications = -1;
     };
     ScratchRuns run_record_and_replay_in_scratch(const std::string& name, const std::string& guest,
                                                  const std::string& repeats);
@@ -338,9 +339,10 @@ RecordReplayTest::ScratchRuns RecordReplayTest::run_record_and_replay_in_scratch
     EXPECT_GE(runs.recording_stops, 0) << recorded.stderr_text;
 
     empty_scratch();
-    ProcessResult replayed = hermit({"replay", name + "-1", "--autopilot"});
+    ProcessResult replayed = hermit({"--log=debug", "replay", name + "-1", "--autopilot"});
     EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+    runs.replay_notifications = notifications(replayed);
     EXPECT_TRUE(std::filesystem::is_empty(scratch)) << "the replay changed the scratch directory";
     return runs;
 }
@@ -545,23 +547,25 @@ TEST_F(RecordReplayTest, NameChangesAreRecordedInOneStopWithTheKernelsAnswers) {
     EXPECT_LT(runs.recording_stops, 300);
 }
 
-// access, link, unlink, mkdir, rename and opens that find no file (or, creating, no directory) are answered
-// in the guest's syscall buffer, without a stop (tracer/SyscallBuffer.h): 100 rounds of 10 such calls in
-// each of two threads, which would be 2000 notifications, leave those of the creating opens that find
-// their directory and of dprintf's fstats, 200 each, and a few more. The
-// recording holds each as an event with its paths, and the replay, whose answers are placed in the buffer
-// ahead of the calls, reproduces the output without changing the scratch directory; a vfork child, which
-// shares its parent's buffer, is trapped.
+// access, link, unlink, mkdir, rename, opens that find no file (or, creating, no directory) and opens that
+// make a new file are answered in the guest's syscall buffer, without a stop (tracer/SyscallBuffer.h): 100
+// rounds of 11 such calls in each of two threads, which would be 2200 notifications, leave those of
+// dprintf's fstats, 200, and a few more. The recording holds each as an event with its paths, and the
+// replay, whose answers are placed in the buffer ahead of the calls (a new file's with the private file
+// the library creates instead, unless a call ahead changed its name), reproduces the output without
+// changing the scratch directory; a vfork child, which shares its parent's buffer, is trapped.
 TEST_F(RecordReplayTest, FileNameCallsAreAnsweredInTheGuestsSyscallBuffer) {
     const ScratchRuns runs = run_record_and_replay_in_scratch("buffer", "replay_syscall_buffer", "100");
     EXPECT_EQ(runs.native.stdout_text,
               "main thread: 1000 of 1000\nsecond thread: 1000 of 1000\nforked child: all 10\n"
-              "vfork child: found c0/final\nsystem files: yes, No such file or directory\n"
-              "m0/final: m round 0\nt1/final: t round 1\nc0/final: c round 0\n");
-    EXPECT_LT(runs.recording_notifications, 600);
-    // 10 per round in two threads and in the forked child (their creating opens that find their directory
-    // are trapped).
-    EXPECT_EQ(buffered_calls("buffer-1"), 2 * 100 * 10 + 10u);
+              "vfork child: found c0/final\nnew files at changed names: yes\n"
+              "system files: yes, No such file or directory\n"
+              "m0/final: m round 0\nt1/final: t round 1\nc0/final: c round 0\n"
+              "after/new: made after the rename\n");
+    EXPECT_LT(runs.recording_notifications, 300);
+    EXPECT_LT(runs.replay_notifications, 300);
+    // 11 per round in two threads and in the forked child, and the 7 of the new files at changed names.
+    EXPECT_EQ(buffered_calls("buffer-1"), 2 * 100 * 11 + 11 + 7u);
 }
 
 // A library the guest preloads itself comes before hermit's syscall buffer library: its access() still

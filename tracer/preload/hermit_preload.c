@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -175,26 +176,55 @@ static void parent_directory(const char* path, char parent[PATH_MAX]) {
     parent[length] = '\0';
 }
 
-/* Recording: the call from the call site. An open is answered here only when it fails for want of a file
- * (ENOENT, ENOTDIR): an existence check as the open's effective ids, of the file or, for an open that
- * creates it, of its directory, finds that without opening anything. An open that gets past it goes to the
- * tracer, which copies or creates the file. */
-static long call_or_probe(int number, const long args[6]) {
+/* Whether `directory` lies on a file system where the library may create a file: known, and no pseudo file
+ * system (HERMIT_PSEUDO_FILE_SYSTEMS), whose descriptors hermit traps. 1 if so; -ENOENT or -ENOTDIR when it
+ * names nothing (the open fails for want of it); else 0. From the call site: the guest's errno stays. */
+static long creatable_in(const char* directory) {
+    static const long pseudo_file_systems[] = HERMIT_PSEUDO_FILE_SYSTEMS;
+    const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
+    struct statfs file_system;
+    if (directory[0] == '\0') {
+        return 0;
+    }
+    const long found = call_site(SYS_statfs, (long)directory, (long)&file_system, 0, 0, 0);
+    if (found != 0) {
+        return found == -ENOENT || found == -ENOTDIR ? found : 0;
+    }
+    for (size_t index = 0; index < sizeof(pseudo_file_systems) / sizeof(pseudo_file_systems[0]); index++) {
+        if ((long)file_system.f_type == pseudo_file_systems[index]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Recording: the call from the call site, its result in `result`. An open that makes a new file is made
+ * here when its directory allows (creatable_in); another open is answered here only when it fails for want
+ * of a file (ENOENT, ENOTDIR): an existence check as the open's effective ids, of the file or, for an open
+ * that creates it, of its directory, finds that without opening anything. An open that gets past it is not
+ * answered (0): it goes to the tracer, which copies or creates the file. */
+static int call_or_probe(int number, const long args[6], long* result) {
     const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
     if (!is_open(number)) {
-        return call_site(number, args[0], args[1], args[2], args[3], args[4]);
+        *result = call_site(number, args[0], args[1], args[2], args[3], args[4]);
+        return 1;
     }
     char parent[PATH_MAX];
     const char* checked = (const char*)args[1];
     long check = AT_EACCESS | ((args[2] & O_NOFOLLOW) != 0 ? AT_SYMLINK_NOFOLLOW : 0);
+    if (hermit_buffer_creates_new_file(args[2])) {
+        parent_directory(checked, parent);
+        const long creatable = creatable_in(parent);
+        *result = creatable > 0 ? call_site(number, args[0], args[1], args[2], args[3], args[4]) : creatable;
+        return creatable != 0;
+    }
     if ((args[2] & O_CREAT) != 0) {
         parent_directory(checked, parent);
         checked = parent;
         check = AT_EACCESS;
     }
-    const long found =
-        checked[0] != '\0' ? call_site(SYS_faccessat2, args[0], (long)checked, F_OK, check, 0) : 0;
-    return found == -ENOENT || found == -ENOTDIR ? found : 1;
+    *result = checked[0] != '\0' ? call_site(SYS_faccessat2, args[0], (long)checked, F_OK, check, 0) : 0;
+    return *result == -ENOENT || *result == -ENOTDIR;
 }
 
 /* Recording: the call from the call site, appended with its result and its paths. */
@@ -210,8 +240,7 @@ static int record(struct hermit_buffer_header* buffer, int number, const long ar
     if (buffer->used + size > HERMIT_BUFFER_SIZE - sizeof(*buffer)) {
         return 0;
     }
-    *result = call_or_probe(number, args);
-    if (is_open(number) && *result >= 0) {
+    if (!call_or_probe(number, args, result)) {
         return 0;
     }
     struct hermit_buffer_entry* entry = (struct hermit_buffer_entry*)(entries(buffer) + buffer->used);
@@ -255,6 +284,17 @@ static int replay(struct hermit_buffer_header* buffer, int number, const long ar
             return 0;
         }
         text += strlen(text) + 1;
+    }
+    if (is_open(number) && entry->result >= 0) {
+        /* A new file (hermit_buffer_creates_new_file): the replay's file in its place, at the same number. */
+        const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
+        const long opened = call_site(SYS_openat, AT_FDCWD, (long)text, args[2], args[3], 0);
+        if (opened != entry->result) {
+            if (opened >= 0) {
+                syscall(SYS_close, opened);
+            }
+            return 0;
+        }
     }
     *result = entry->result;
     buffer->used += entry->size;

@@ -4,6 +4,8 @@
 #ifndef HERMIT_SYSCALL_BUFFER_H
 #define HERMIT_SYSCALL_BUFFER_H
 
+#include <fcntl.h>
+#include <linux/magic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -31,6 +33,24 @@
  * recorder copies none, and the library leaves opens under them to the tracer. */
 #define HERMIT_PROCESS_DIRECTORIES                                                                           \
     { "/proc/", "/sys/", "/dev/" }
+
+/* File systems whose files the kernel makes as they are read (proc, sysfs, cgroup, FUSE, ...), by their
+ * statfs f_type: hermit opens nothing on them for the guest, and the library creates no file there. */
+#define HERMIT_PSEUDO_FILE_SYSTEMS                                                                           \
+    {                                                                                                        \
+        PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC, CGROUP_SUPER_MAGIC,                     \
+            CGROUP2_SUPER_MAGIC, SECURITYFS_MAGIC, BPF_FS_MAGIC, 0x65735546 /* FUSE */                       \
+    }
+
+/* An openat that makes a new file (O_CREAT with O_EXCL, not O_TMPFILE): git's objects, a build's temporary
+ * files. Recording, the library makes it from the call site (its directory on no pseudo file system), so
+ * the file is the guest's from the start and hermit has nothing to copy; its entry holds the path. A
+ * placed entry of one that succeeded holds, after the path, the file the library opens instead (with the
+ * same flags and mode, from the call site): the replay's private file for that name. The descriptor it
+ * gets must be the recorded result. */
+static inline int hermit_buffer_creates_new_file(long flags) {
+    return (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) && (flags & O_TMPFILE) != O_TMPFILE;
+}
 
 enum hermit_buffer_mode {
     HERMIT_BUFFER_OFF = 0,

@@ -3,9 +3,9 @@
 #include "GuestPathLookup.h"
 #include "tracer/SyscallTable.h"
 #include "tracer/Task.h"
+#include "tracer/preload/syscall_buffer.h"
 
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -172,9 +172,7 @@ ConditionalTrap GuestOpen::notify_condition(int number) {
 }
 
 bool GuestOpen::is_pseudo_file_system(long type) {
-    constexpr std::array<long, 9> kPseudoFileSystems = {
-        PROC_SUPER_MAGIC,    SYSFS_MAGIC,      DEBUGFS_MAGIC, TRACEFS_MAGIC, CGROUP_SUPER_MAGIC,
-        CGROUP2_SUPER_MAGIC, SECURITYFS_MAGIC, BPF_FS_MAGIC,  0x65735546 /* FUSE */};
+    constexpr std::array<long, 9> kPseudoFileSystems = HERMIT_PSEUDO_FILE_SYSTEMS;
     return std::find(kPseudoFileSystems.begin(), kPseudoFileSystems.end(), type) != kPseudoFileSystems.end();
 }
 
