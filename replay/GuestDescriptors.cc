@@ -1,6 +1,7 @@
 #include "GuestDescriptors.h"
 
 #include "tracer/ProcFs.h"
+#include "tracer/Task.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -49,20 +50,13 @@ std::optional<std::string> GuestDescriptors::path(pid_t host_pid, int fd) {
     return std::string(buffer, static_cast<size_t>(length));
 }
 
-std::string GuestDescriptors::absolute_path(pid_t host_tid, int dirfd, const std::string& path) {
+std::string GuestDescriptors::absolute_path(tracer::Task& task, int dirfd, const std::string& path) {
     if (path.starts_with("/")) {
         return std::filesystem::path(path).lexically_normal().string();
     }
-    std::string base =
-        "/proc/" + std::to_string(host_tid) + (dirfd == AT_FDCWD ? "/cwd" : "/fd/" + std::to_string(dirfd));
-    char buffer[PATH_MAX];
-    ssize_t length = readlink(base.c_str(), buffer, sizeof buffer);
-    if (length <= 0 || static_cast<size_t>(length) >= sizeof buffer) {
-        return {};
-    }
-    return (std::filesystem::path(std::string(buffer, static_cast<size_t>(length))) / path)
-        .lexically_normal()
-        .string();
+    const std::string base = dirfd == AT_FDCWD ? task.working_directory_path()
+                                               : GuestDescriptors::path(task.host_tid(), dirfd).value_or("");
+    return base.empty() ? base : (std::filesystem::path(base) / path).lexically_normal().string();
 }
 
 } // namespace hermit::replay

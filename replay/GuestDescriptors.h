@@ -7,6 +7,10 @@
 #include <optional>
 #include <string>
 
+namespace hermit::tracer {
+class Task;
+}
+
 namespace hermit::replay {
 
 // The identity of an open object (device and inode, as fstat reports them).
@@ -28,7 +32,7 @@ public:
     static std::optional<std::string> path(pid_t host_pid, int fd);
     // A guest path made absolute against the thread's cwd (dirfd AT_FDCWD) or directory descriptor (a
     // thread's own after unshare(CLONE_FS or CLONE_FILES)); empty when that directory cannot be resolved.
-    static std::string absolute_path(pid_t host_tid, int dirfd, const std::string& path);
+    static std::string absolute_path(tracer::Task& task, int dirfd, const std::string& path);
 };
 
 } // namespace hermit::replay

@@ -144,7 +144,7 @@ void Recorder::on_opened_for_guest(tracer::Task& task, const tracer::SyscallStop
 
 void Recorder::on_buffered_syscall(tracer::Task& task, const SyscallEvent& call) {
     if (call.number == SYS_openat && call.result >= 0 && !call.paths.empty()) {
-        copied_files_.insert(GuestDescriptors::absolute_path(task.host_tid(), AT_FDCWD, call.paths.front()));
+        copied_files_.insert(GuestDescriptors::absolute_path(task, AT_FDCWD, call.paths.front()));
     }
 }
 
@@ -235,7 +235,7 @@ void Recorder::mark_written(CopiedFile& copied) {
 void Recorder::note_truncated_file(tracer::Task& task, const tracer::SyscallStop& stop) {
     const auto path = task.read_string(stop.args[0]);
     struct stat info {};
-    if (path && stat(GuestDescriptors::absolute_path(task.host_tid(), AT_FDCWD, *path).c_str(), &info) == 0) {
+    if (path && stat(GuestDescriptors::absolute_path(task, AT_FDCWD, *path).c_str(), &info) == 0) {
         mark_written(copied_by_identity_[{info.st_dev, info.st_ino}]);
     }
 }
@@ -247,7 +247,7 @@ void Recorder::copy_executed_file(tracer::Task& task, const tracer::SyscallStop&
         return;
     }
     const std::string path = GuestDescriptors::absolute_path(
-        task.host_tid(), at_cwd ? AT_FDCWD : static_cast<int>(stop.args[0]), *guest_path);
+        task, at_cwd ? AT_FDCWD : static_cast<int>(stop.args[0]), *guest_path);
     struct stat info {};
     if (path.empty() || is_system_file(path) || copied_files_.contains(path) ||
         stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {

@@ -319,7 +319,7 @@ std::string Replayer::guest_path(tracer::Task& task, const std::optional<std::st
     }
     if (guest_path->starts_with('/')) {
         // A stand-in's own name, which the guest can read from /proc, names the directory it stands for.
-        return made_names_.guest_name(GuestDescriptors::absolute_path(task.host_tid(), dirfd, *guest_path));
+        return made_names_.guest_name(GuestDescriptors::absolute_path(task, dirfd, *guest_path));
     }
     // The directory (the cwd, or a dirfd) may be the stand-in of a directory the guest made: the path is
     // joined to the guest's name for it, so that ".." leads where it led when recorded.
@@ -335,7 +335,7 @@ int Replayer::dirfd_of(std::span<const uint64_t> args, int dirfd_argument) {
 }
 
 std::string Replayer::start_directory(tracer::Task& task, int dirfd) {
-    return GuestDescriptors::absolute_path(task.host_tid(), dirfd, ".");
+    return GuestDescriptors::absolute_path(task, dirfd, ".");
 }
 
 tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::SyscallStop& stop,

@@ -189,10 +189,19 @@ std::optional<ino_t> own_user_namespace() {
     return namespace_inode("/proc/self/ns/user");
 }
 
-std::string executable_path(pid_t host_tid) {
+// The target of the link `file` of /proc/<tid>; empty when unreadable.
+std::string link_target(pid_t host_tid, const char* file) {
     char buffer[PATH_MAX];
-    ssize_t length = readlink(proc_path(host_tid, "exe").c_str(), buffer, sizeof buffer - 1);
+    ssize_t length = readlink(proc_path(host_tid, file).c_str(), buffer, sizeof buffer - 1);
     return length > 0 ? std::string(buffer, static_cast<size_t>(length)) : std::string();
+}
+
+std::string executable_path(pid_t host_tid) {
+    return link_target(host_tid, "exe");
+}
+
+std::string working_directory_path(pid_t host_tid) {
+    return link_target(host_tid, "cwd");
 }
 
 std::optional<std::pair<dev_t, ino_t>> descriptor_object(pid_t host_pid, int fd) {

@@ -101,8 +101,8 @@ const std::set<int> kSchedulerSyscalls = {
 
 // Syscalls that may change a thread's working directory, root, umask or user namespace, which each Task
 // keeps once read (Task::follow_file_system_epoch): with deterministic scheduling they are trapped, and
-// each moves the epoch on at its entry. Those that no interceptor traps run in the kernel unwatched, and
-// make no event.
+// each moves the epoch on at its entry, and again once the interceptors have seen it. Those that no
+// interceptor traps run in the kernel unwatched, and make no event.
 const std::set<int> kFileSystemContextSyscalls = {SYS_chdir,   SYS_fchdir, SYS_chroot,    SYS_umask,
                                                   SYS_unshare, SYS_setns,  SYS_pivot_root};
 
@@ -536,6 +536,9 @@ struct Session::State {
             entry.decision = answer;
             entry.decided = true;
             break;
+        }
+        if (kFileSystemContextSyscalls.contains(stop.number)) {
+            ++file_system_epoch; // what the interceptors read of the context was the one before the syscall
         }
         return entry;
     }

@@ -16,13 +16,6 @@ using Header = hermit_buffer_header;
 using Entry = hermit_buffer_entry;
 
 constexpr size_t kEntriesCapacity = HERMIT_BUFFER_SIZE - sizeof(Header);
-// take() reads the header and this much of the entries at once: one read for most stops.
-constexpr size_t kFirstRead = 4096;
-
-uint64_t entries_address(uint64_t buffer) {
-    return buffer + sizeof(Header);
-}
-
 size_t entry_size(const SyscallEvent& call) {
     size_t path_bytes = 0;
     for (const std::string& path : call.paths) {
@@ -82,45 +75,45 @@ std::string preload_library() {
 int64_t register_buffer(Task& task, const SyscallStop& stop, Mode mode) {
     const uint64_t address = stop.args[0];
     if (address == 0) {
-        task.set_syscall_buffer(0);
+        task.set_syscall_buffer(0, {});
         return 0;
     }
-    if (stop.args[1] != HERMIT_BUFFER_SIZE ||
-        !task.write_value(address, Header{static_cast<uint32_t>(mode), 0, 0, 0})) {
+    SharedMemory memory;
+    if (stop.args[1] == HERMIT_BUFFER_SIZE) {
+        memory = SharedMemory::map(
+            duplicate_guest_descriptor(task.host_pid(), static_cast<int>(stop.args[2])), HERMIT_BUFFER_SIZE);
+    }
+    if (memory.empty()) {
         return -EINVAL;
     }
-    task.set_syscall_buffer(address);
+    const Header header{static_cast<uint32_t>(mode), 0, 0, 0};
+    std::memcpy(memory.bytes().data(), &header, sizeof header);
+    task.set_syscall_buffer(address, std::move(memory));
     return 0;
 }
 
 std::vector<SyscallEvent> take(Task& task) {
-    const uint64_t buffer = task.syscall_buffer();
+    const std::span<uint8_t> buffer = task.syscall_buffer_memory();
     std::vector<SyscallEvent> calls;
-    std::vector<uint8_t> bytes(sizeof(Header) + kFirstRead);
-    if (buffer == 0 || !task.read(buffer, bytes.data(), bytes.size())) {
+    if (buffer.empty()) {
         return calls;
     }
     Header header{};
-    std::memcpy(&header, bytes.data(), sizeof header);
+    std::memcpy(&header, buffer.data(), sizeof header);
     if (header.done == 0 || header.used > kEntriesCapacity) {
         return calls;
     }
-    bytes.resize(sizeof(Header) + header.used);
-    if (header.used > kFirstRead &&
-        !task.read(entries_address(buffer) + kFirstRead, bytes.data() + sizeof(Header) + kFirstRead,
-                   header.used - kFirstRead)) {
-        return calls;
-    }
-    size_t offset = sizeof(Header);
-    for (uint32_t index = 0; index < header.done && offset + sizeof(Entry) <= bytes.size(); index++) {
+    const std::span<const uint8_t> entries = buffer.subspan(sizeof(Header), header.used);
+    size_t offset = 0;
+    for (uint32_t index = 0; index < header.done && offset + sizeof(Entry) <= entries.size(); index++) {
         Entry entry{};
-        std::memcpy(&entry, bytes.data() + offset, sizeof entry);
-        if (entry.size < sizeof(Entry) || offset + entry.size > bytes.size()) {
+        std::memcpy(&entry, entries.data() + offset, sizeof entry);
+        if (entry.size < sizeof(Entry) || offset + entry.size > entries.size()) {
             break;
         }
         SyscallEvent call{entry.number, {entry.args, entry.args + 6}, entry.result, false, {}, true, {}};
-        const char* text = reinterpret_cast<const char*>(bytes.data() + offset + sizeof(Entry));
-        const char* end = reinterpret_cast<const char*>(bytes.data() + offset + entry.size);
+        const char* text = reinterpret_cast<const char*>(entries.data() + offset + sizeof(Entry));
+        const char* end = reinterpret_cast<const char*>(entries.data() + offset + entry.size);
         const size_t path_count = path_arguments(entry.number).size();
         for (size_t path = 0; path < path_count && text < end; path++) {
             call.paths.emplace_back(text, strnlen(text, static_cast<size_t>(end - text)));
@@ -129,32 +122,40 @@ std::vector<SyscallEvent> take(Task& task) {
         calls.push_back(std::move(call));
         offset += entry.size;
     }
-    task.write_value(buffer, Header{header.mode, 0, 0, 0});
+    const Header emptied{header.mode, 0, 0, 0};
+    std::memcpy(buffer.data(), &emptied, sizeof emptied);
     return calls;
 }
 
 bool place(Task& task, const std::vector<const SyscallEvent*>& calls) {
-    const uint64_t buffer = task.syscall_buffer();
-    std::vector<uint8_t> bytes;
+    const std::span<uint8_t> buffer = task.syscall_buffer_memory();
+    if (buffer.empty()) {
+        return false;
+    }
+    uint8_t* const entries = buffer.data() + sizeof(Header);
+    size_t used = 0;
     for (const SyscallEvent* call : calls) {
         const size_t size = entry_size(*call);
-        if (bytes.size() + size > kEntriesCapacity) {
+        if (used + size > kEntriesCapacity) {
             break;
         }
         Entry entry{call->number, static_cast<uint32_t>(size), call->result, {}};
         std::copy_n(call->args.begin(), std::min<size_t>(call->args.size(), 6), entry.args);
-        const size_t start = bytes.size();
-        bytes.resize(start + size);
-        std::memcpy(bytes.data() + start, &entry, sizeof entry);
-        size_t text = start + sizeof(Entry);
+        std::memset(entries + used, 0, size);
+        std::memcpy(entries + used, &entry, sizeof entry);
+        size_t text = used + sizeof(Entry);
         for (const std::string& path : call->paths) {
-            std::memcpy(bytes.data() + text, path.c_str(), path.size() + 1);
+            std::memcpy(entries + text, path.c_str(), path.size() + 1);
             text += path.size() + 1;
         }
+        used += size;
     }
-    const Header header{static_cast<uint32_t>(Mode::Replay), 0, 0, static_cast<uint32_t>(bytes.size())};
-    return buffer != 0 && !bytes.empty() && task.write(entries_address(buffer), bytes.data(), bytes.size()) &&
-           task.write_value(buffer, header);
+    if (used == 0) {
+        return false;
+    }
+    const Header header{static_cast<uint32_t>(Mode::Replay), 0, 0, static_cast<uint32_t>(used)};
+    std::memcpy(buffer.data(), &header, sizeof header);
+    return true;
 }
 
 } // namespace hermit::tracer::syscall_buffer

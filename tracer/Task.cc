@@ -247,6 +247,14 @@ const Task::Directory& Task::working_directory() {
     return directory(file_system_context().working_directory, "cwd");
 }
 
+const std::string& Task::working_directory_path() {
+    std::optional<std::string>& path = file_system_context().working_directory_path;
+    if (!path) {
+        path = procfs::working_directory_path(host_tid_);
+    }
+    return *path;
+}
+
 const Task::Directory& Task::root_directory() {
     return directory(file_system_context().root_directory, "root");
 }

@@ -4,6 +4,7 @@
 // pid() are what the guest sees inside its pid namespace (deterministic, used in events and policies).
 
 #include "GuestMemory.h"
+#include "SharedMemory.h"
 #include "formats/FileIo.h"
 
 #include <sys/stat.h>
@@ -13,7 +14,9 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hermit::tracer {
@@ -65,10 +68,15 @@ public:
         return installed_ && installed_->fd == fd ? std::optional(installed_->info) : std::nullopt;
     }
 
-    // The address of the thread's syscall buffer (SyscallBuffer.h), which the preload library registered;
-    // 0: none (a new thread, or a new program after an exec, has none until it registers one).
-    void set_syscall_buffer(uint64_t address) { syscall_buffer_ = address; }
+    // The thread's syscall buffer (SyscallBuffer.h), which the preload library registered: its address in
+    // the guest, 0 for none (a new thread, or a new program after an exec, has none until it registers
+    // one), and hermit's mapping of the same memory.
+    void set_syscall_buffer(uint64_t address, SharedMemory memory) {
+        syscall_buffer_ = address;
+        syscall_buffer_memory_ = std::move(memory);
+    }
     uint64_t syscall_buffer() const { return syscall_buffer_; }
+    std::span<uint8_t> syscall_buffer_memory() const { return syscall_buffer_memory_.bytes(); }
 
     // Forgets what the thread's last stop read or installed: it ran since.
     void forget_stop();
@@ -86,6 +94,8 @@ public:
         long file_system = 0;
     };
     const Directory& working_directory();
+    // The working directory's path (/proc/<tid>/cwd); empty when unreadable.
+    const std::string& working_directory_path();
     const Directory& root_directory();
     std::optional<mode_t> file_creation_mask();
     std::optional<ino_t> user_namespace();
@@ -121,8 +131,10 @@ private:
     };
     std::optional<Installed> installed_;
     uint64_t syscall_buffer_ = 0;
+    SharedMemory syscall_buffer_memory_;
     struct FileSystemContext {
         std::optional<Directory> working_directory;
+        std::optional<std::string> working_directory_path;
         std::optional<Directory> root_directory;
         std::optional<std::optional<mode_t>> file_creation_mask;
         std::optional<std::optional<ino_t>> user_namespace;

@@ -74,7 +74,13 @@ static void release_buffer(void* buffer) {
     state.registered = 0;
 }
 
+/* A forked child has its parent's buffer mapped, shared: it makes its own at its first call. */
 static void forget_registration_in_child(void) {
+    if (state.buffer != NULL) {
+        munmap(state.buffer, HERMIT_BUFFER_SIZE);
+        pthread_setspecific(exit_key, NULL);
+    }
+    state.buffer = NULL;
     state.registered = 0;
 }
 
@@ -85,28 +91,40 @@ static void initialize(void) {
     }
 }
 
+/* A new buffer in a memfd, sealed so that it cannot shrink under the tracer's mapping of it; its
+ * descriptor in `memory`, to register it with. */
+static struct hermit_buffer_header* new_buffer(int* memory) {
+    *memory = (int)syscall(SYS_memfd_create, "hermit-syscall-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (*memory < 0) {
+        return NULL;
+    }
+    void* buffer = MAP_FAILED;
+    if (ftruncate(*memory, HERMIT_BUFFER_SIZE) == 0 &&
+        fcntl(*memory, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0) {
+        buffer = mmap(NULL, HERMIT_BUFFER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, *memory, 0);
+    }
+    if (buffer == MAP_FAILED) {
+        close(*memory);
+        return NULL;
+    }
+    return buffer;
+}
+
 static struct hermit_buffer_header* thread_buffer(void) {
     const pid_t tid = (pid_t)syscall(SYS_gettid);
     if (state.registered) {
         return state.tid == tid ? state.buffer : NULL;
     }
     pthread_once(&once, initialize);
-    if (unavailable) {
+    int memory = -1;
+    if (unavailable || (state.buffer = new_buffer(&memory)) == NULL) {
         return NULL;
     }
-    if (state.buffer == NULL) {
-        void* buffer =
-            mmap(NULL, HERMIT_BUFFER_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (buffer == MAP_FAILED) {
-            return NULL;
-        }
-        state.buffer = buffer;
-        pthread_setspecific(exit_key, buffer);
-    }
-    memset(state.buffer, 0, sizeof(*state.buffer));
-    if (syscall(HERMIT_BUFFER_REGISTER_SYSCALL, state.buffer, (long)HERMIT_BUFFER_SIZE, 0L, 0L, 0L, 0L) !=
-            0 ||
-        state.buffer->mode == HERMIT_BUFFER_OFF) {
+    pthread_setspecific(exit_key, state.buffer);
+    const long registered = syscall(HERMIT_BUFFER_REGISTER_SYSCALL, state.buffer, (long)HERMIT_BUFFER_SIZE,
+                                    (long)memory, 0L, 0L, 0L);
+    close(memory); /* the tracer has its own */
+    if (registered != 0 || state.buffer->mode == HERMIT_BUFFER_OFF) {
         unavailable = 1;
         return NULL;
     }

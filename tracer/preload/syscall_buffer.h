@@ -11,8 +11,10 @@
 #include <sys/syscall.h>
 
 /* A syscall number no kernel has: registers the calling thread's buffer (its address in the first argument,
- * its size in the second; 0 unregisters). The tracer traps it, answers 0 and writes the mode into the
- * header; without hermit the kernel answers -ENOSYS and the library stays out of the way. */
+ * its size in the second, in the third a memfd that holds it, sealed against shrinking; 0 unregisters).
+ * The tracer traps it, maps the memfd too (so it reads and writes the buffer without a syscall), answers
+ * 0 and writes the mode into the header; without hermit the kernel answers -ENOSYS and the library stays
+ * out of the way. */
 #define HERMIT_BUFFER_REGISTER_SYSCALL 1000
 
 /* The page where the library maps its call site: code that makes the syscall of its first argument with
