@@ -1,21 +1,29 @@
 #include "MadeNames.h"
 
-#include <deque>
+#include <algorithm>
+#include <string_view>
 #include <system_error>
 
 namespace hermit::replay {
 
 namespace {
 
-// The names of a path, "." dropped; ".." kept, since it must be taken after the symlinks before it.
-std::deque<std::string> names_of(const std::filesystem::path& path) {
-    std::deque<std::string> names;
-    for (const std::filesystem::path& name : path.relative_path()) {
+// Appends the names of `path` to `names` last first (the stack resolve() takes them from), "." and empty
+// ones dropped; ".." kept, since it must be taken after the symlinks before it.
+void push_names(std::string_view path, std::vector<std::string>& names) {
+    size_t end = path.size();
+    while (end > 0) {
+        const size_t slash = path.rfind('/', end - 1);
+        const size_t start = slash == std::string_view::npos ? 0 : slash + 1;
+        const std::string_view name = path.substr(start, end - start);
         if (!name.empty() && name != ".") {
-            names.push_back(name.string());
+            names.emplace_back(name);
         }
+        if (slash == std::string_view::npos) {
+            break;
+        }
+        end = slash;
     }
-    return names;
 }
 
 } // namespace
@@ -92,28 +100,30 @@ const std::string& MadeNames::real_symlink_target(const std::string& name) const
 }
 
 MadeNames::Resolved MadeNames::resolve(const std::string& absolute_path, bool follow_last) const {
-    std::deque<std::string> names = names_of(absolute_path);
-    std::filesystem::path resolved = "/";
+    // Plain strings: a replay resolves a path at every open and name change (git add: thousands).
+    std::vector<std::string> names; // the next one last
+    push_names(absolute_path, names);
+    std::string resolved = "/";
     bool through_made_symlink = false;
     int followed = 0;
     while (!names.empty()) {
-        const std::string name = names.front();
-        names.pop_front();
+        const std::string name = std::move(names.back());
+        names.pop_back();
         if (name == "..") {
-            resolved = resolved.parent_path();
+            resolved.resize(std::max<size_t>(resolved.rfind('/'), 1));
             continue;
         }
-        const std::filesystem::path next = resolved / name;
+        std::string next = resolved.size() == 1 ? "/" + name : resolved + "/" + name;
         std::optional<std::string> target;
         if ((follow_last || !names.empty()) && followed < kMaxSymlinks) {
-            target = symlink_target(next.string());
+            target = symlink_target(next);
             through_made_symlink = through_made_symlink || target.has_value();
-            if (!target && !replaced_.contains(next.string())) {
-                target = real_symlink_target(next.string());
+            if (!target && !replaced_.contains(next)) {
+                target = real_symlink_target(next);
             }
         }
         if (!target || target->empty()) {
-            resolved = next;
+            resolved = std::move(next);
             continue;
         }
         followed++;
@@ -121,10 +131,9 @@ MadeNames::Resolved MadeNames::resolve(const std::string& absolute_path, bool fo
         if (target->starts_with("/")) {
             resolved = "/";
         }
-        std::deque<std::string> target_names = names_of(*target);
-        names.insert(names.begin(), target_names.begin(), target_names.end());
+        push_names(*target, names);
     }
-    return {resolved.string(), through_made_symlink};
+    return {resolved, through_made_symlink};
 }
 
 } // namespace hermit::replay

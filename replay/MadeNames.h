@@ -12,6 +12,9 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 namespace hermit::replay {
 
@@ -68,11 +71,11 @@ private:
     std::set<std::string> removed_; // unlinked or renamed away, not made again since
     // Every name the guest made, removed or renamed: what the real file system holds there is not the
     // guest's any more, so a symlink found there is not followed.
-    std::set<std::string> replaced_;
+    std::unordered_set<std::string> replaced_;
     // The target of each real name looked at, empty for one that is no symlink. A replay never changes the
     // real file system (it emulates the guest's name changes), so each name is read once: a path names
     // every directory above it, and a replay resolves a path at every open (git add: 8000 lstats).
-    mutable std::map<std::string, std::string> real_symlinks_;
+    mutable std::unordered_map<std::string, std::string> real_symlinks_;
     bool has_stand_ins_ = false; // most replays open no directory the guest made: no path to name back
 };
 

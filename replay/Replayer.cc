@@ -73,15 +73,13 @@ bool has_digest(const std::filesystem::path& path, const std::string& sha256) {
     }
 }
 
-// An event after which a path may name another file than before: a successful name change other than a
+// A call after which a path may name another file than before: a successful name change other than a
 // new directory (which names no file a new one could be), or a change of working directory.
-bool changes_names(const Event& event) {
-    const auto* syscall = std::get_if<SyscallEvent>(&event.payload);
-    if (syscall == nullptr || syscall->result < 0 || syscall->number == SYS_mkdir ||
-        syscall->number == SYS_mkdirat) {
+bool changes_names(const SyscallEvent& syscall) {
+    if (syscall.result < 0 || syscall.number == SYS_mkdir || syscall.number == SYS_mkdirat) {
         return false;
     }
-    const ReplayTreatment treatment = replay_treatment(syscall->number);
+    const ReplayTreatment treatment = replay_treatment(syscall.number);
     return treatment == ReplayTreatment::ChangePath || treatment == ReplayTreatment::ChangeDirectory;
 }
 
@@ -346,22 +344,18 @@ tracer::SyscallDecision Replayer::open_file(tracer::Task& task, const tracer::Sy
     }
     const uint64_t flags = open_flags(task, stop);
     const MadeNames::Resolved resolved = resolved_path_argument(task, stop, (flags & O_NOFOLLOW) == 0);
-    return redirect_path(task, stop, resolved.path, opened_instead(resolved, flags), pending);
-}
-
-std::optional<std::filesystem::path> Replayer::opened_instead(const MadeNames::Resolved& resolved,
-                                                              uint64_t flags) {
     const std::string& absolute = resolved.path;
+    std::optional<std::filesystem::path> replacement;
     if (made_names_.is_directory(absolute)) {
-        return directory_stand_in(absolute);
+        replacement = directory_stand_in(absolute);
+    } else if (auto scratch = scratch_files_.find(absolute); scratch != scratch_files_.end()) {
+        replacement = scratch->second;
+    } else if (gets_scratch_file(absolute, flags)) {
+        replacement = make_scratch_file(absolute, flags);
+    } else {
+        replacement = replacement_for(resolved);
     }
-    if (auto scratch = scratch_files_.find(absolute); scratch != scratch_files_.end()) {
-        return scratch->second;
-    }
-    if (gets_scratch_file(absolute, flags)) {
-        return make_scratch_file(absolute, flags);
-    }
-    return replacement_for(resolved);
+    return redirect_path(task, stop, absolute, replacement, pending);
 }
 
 std::optional<std::filesystem::path>
@@ -373,14 +367,16 @@ Replayer::new_file_instead(tracer::Task& task, const SyscallEvent& call,
     if (absolute.empty()) {
         return std::nullopt;
     }
-    const MadeNames::Resolved resolved = made_names_.resolve(absolute, (flags & O_NOFOLLOW) == 0);
-    if (made_names_.is_directory(resolved.path) || !gets_scratch_file(resolved.path, flags) ||
-        std::any_of(names_changed.begin(), names_changed.end(), [&](const std::string& name) {
-            return name.empty() || is_at_or_under(resolved.path, name);
-        })) {
+    // What the file system holds at the name now is not what the guest found there (nothing): the file gets
+    // a private copy unless it is a system file, as a notified open's would (open_file).
+    const std::string path = made_names_.resolve(absolute, (flags & O_NOFOLLOW) == 0).path;
+    if (is_system_file(path) || made_names_.is_directory(path) ||
+        std::any_of(names_changed.begin(), names_changed.end(),
+                    [&](const std::string& name) { return name.empty() || is_at_or_under(path, name); })) {
         return std::nullopt;
     }
-    return opened_instead(resolved, flags);
+    const auto scratch = scratch_files_.find(path);
+    return scratch != scratch_files_.end() ? scratch->second : make_scratch_file(path, flags);
 }
 
 bool Replayer::gets_scratch_file(const std::string& absolute_path, uint64_t flags) const {
@@ -715,24 +711,20 @@ void Replayer::on_resume(tracer::Task& task) {
         return;
     }
     // The thread's next recorded events while they are calls made in its buffer, after the event of the
-    // syscall it is answered at now, which is emitted once it runs on.
+    // syscall it is answered at now, which is emitted once it runs on; with each, whether another thread
+    // changed names before it (those paths are not in the log).
     constexpr uint64_t kLookAhead = 1024;
     const std::vector<Event>& events = log_.events();
     bool skip_current = pending_.contains(task.tid());
-    std::vector<const SyscallEvent*> calls;
-    std::deque<SyscallEvent> new_files; // placed with the private file the library opens instead
-    // The names changed by the events ahead, which the replay takes in only when each is emitted; none once
-    // one of another thread changed names (its paths are not in the log). A new file at or under one of
-    // them is not placed: its open stops the thread and is answered then, in order.
-    std::optional<std::vector<std::string>> names_changed_ahead = std::vector<std::string>{};
+    bool others_changed_names = false;
+    std::vector<std::pair<const SyscallEvent*, bool>> ahead;
     uint64_t first = 0;
     for (uint64_t index = log_.position(); index < events.size() && index < log_.position() + kLookAhead;
          index++) {
         const Event& event = events[index];
         if (event.tid != task.tid() || kept_running(event)) {
-            if (changes_names(event)) {
-                names_changed_ahead.reset();
-            }
+            const auto* other = std::get_if<SyscallEvent>(&event.payload);
+            others_changed_names |= other != nullptr && changes_names(*other);
             continue;
         }
         if (std::exchange(skip_current, false)) {
@@ -742,28 +734,42 @@ void Replayer::on_resume(tracer::Task& task) {
         if (syscall == nullptr || !syscall->buffered) {
             break;
         }
-        if (syscall->number == SYS_openat && syscall->result >= 0) {
+        first = ahead.empty() ? index : first;
+        ahead.emplace_back(syscall, others_changed_names);
+    }
+    auto placed = placed_.find(task.tid());
+    if (ahead.empty() || (placed != placed_.end() && placed->second == first)) {
+        return;
+    }
+    std::vector<const SyscallEvent*> calls;
+    std::deque<SyscallEvent> new_files; // placed with the private file the library opens instead
+    // The names the calls before changed, which the replay takes in only when each is emitted (MadeNames
+    // entries, resolved when a new file comes). A new file at or under one of them is not placed: its
+    // open stops the thread and is answered then, in order.
+    std::vector<std::string> names_changed;
+    size_t calls_with_names_resolved = 0;
+    for (const auto& [call, after_others_changed_names] : ahead) {
+        const SyscallEvent* placed_call = call;
+        if (call->number == SYS_openat && call->result >= 0) {
+            for (; calls_with_names_resolved < calls.size(); calls_with_names_resolved++) {
+                const SyscallEvent& before = *calls[calls_with_names_resolved];
+                if (changes_names(before)) {
+                    for (const std::string& path : before.paths) {
+                        names_changed.push_back(made_names_.entry_path(guest_path(task, path, AT_FDCWD)));
+                    }
+                }
+            }
             const auto instead =
-                names_changed_ahead ? new_file_instead(task, *syscall, *names_changed_ahead) : std::nullopt;
+                after_others_changed_names ? std::nullopt : new_file_instead(task, *call, names_changed);
             if (!instead) {
                 break;
             }
-            syscall = &new_files.emplace_back(*syscall);
+            placed_call = &new_files.emplace_back(*call);
             new_files.back().paths.push_back(instead->string());
         }
-        if (names_changed_ahead && changes_names(event)) {
-            for (const std::string& path : syscall->paths) {
-                names_changed_ahead->push_back(made_names_.entry_path(guest_path(task, path, AT_FDCWD)));
-            }
-        }
-        first = calls.empty() ? index : first;
-        calls.push_back(syscall);
+        calls.push_back(placed_call);
     }
-    auto placed = placed_.find(task.tid());
-    if (calls.empty() || (placed != placed_.end() && placed->second == first)) {
-        return;
-    }
-    if (tracer::syscall_buffer::place(task, calls)) {
+    if (!calls.empty() && tracer::syscall_buffer::place(task, calls)) {
         placed_[task.tid()] = first;
     }
 }

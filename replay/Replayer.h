@@ -104,9 +104,6 @@ private:
     // the recorder names its copies (from /proc/<pid>/fd).
     MadeNames::Resolved resolved_path_argument(tracer::Task& task, const tracer::SyscallStop& stop,
                                                bool follow_last = true) const;
-    // The file an open of `resolved` with `flags` opens instead (a stand-in, a private copy, the recorded
-    // copy); none: the original.
-    std::optional<std::filesystem::path> opened_instead(const MadeNames::Resolved& resolved, uint64_t flags);
     // The private file the library opens in place of the new file a buffered openat made when recorded
     // (hermit_buffer_creates_new_file), placed where the replay has not yet taken in `names_changed`
     // (MadeNames entries); none when the open must stop the thread instead.

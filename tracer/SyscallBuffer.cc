@@ -26,8 +26,9 @@ size_t entry_size(const SyscallEvent& call) {
 
 } // namespace
 
-const std::set<int>& system_file_syscalls() {
-    static const std::set<int> numbers = {SYS_access, SYS_faccessat, SYS_faccessat2, SYS_readlinkat};
+const std::set<int>& replay_call_site_syscalls() {
+    static const std::set<int> numbers = {SYS_access,     SYS_faccessat,  SYS_faccessat2,
+                                          SYS_readlinkat, SYS_newfstatat, SYS_openat};
     return numbers;
 }
 
@@ -35,17 +36,8 @@ const std::set<int>& call_site_syscalls() {
     static const std::set<int> numbers = [] {
         std::set<int> answered = {SYS_unlink,  SYS_unlinkat, SYS_link,     SYS_linkat, SYS_mkdir,
                                   SYS_mkdirat, SYS_rename,   SYS_renameat, SYS_openat};
-        answered.insert(system_file_syscalls().begin(), system_file_syscalls().end());
+        answered.insert(replay_call_site_syscalls().begin(), replay_call_site_syscalls().end());
         return answered;
-    }();
-    return numbers;
-}
-
-const std::set<int>& replay_call_site_syscalls() {
-    static const std::set<int> numbers = [] {
-        std::set<int> made = system_file_syscalls();
-        made.insert(SYS_openat);
-        return made;
     }();
     return numbers;
 }

@@ -29,16 +29,16 @@ namespace syscall_buffer {
 constexpr int kRegisterSyscall = HERMIT_BUFFER_REGISTER_SYSCALL;
 enum class Mode : uint32_t { Record = HERMIT_BUFFER_RECORD, Replay = HERMIT_BUFFER_REPLAY };
 
-// What the library asks about stable system files from its call site, recording and replaying alike,
-// without an entry (the kernel's answer, as the tracer would leave the call to it): access, faccessat,
-// faccessat2 (realpath's directory checks too) and readlinkat (realpath's, readlink's).
-const std::set<int>& system_file_syscalls();
-// What the library makes from its call site while recording, which the recording lets through: those,
-// and the calls it answers; of openat, the opens that make a new file (hermit_buffer_creates_new_file).
-const std::set<int>& call_site_syscalls();
-// What the library makes from its call site while replaying, which the replay lets through: the system
-// file calls, and openat of the replay's private files in place of the new files a recording made.
+// What the library makes from its call site while replaying, which the replay lets through, and recording
+// too: about
+// stable system files, without an entry (the kernel's answer, as the tracer would leave the call to it):
+// access, faccessat, faccessat2 (realpath's directory checks too), readlinkat (realpath's, readlink's),
+// newfstatat and openat (their opens for reading); and openat of the new files a recording made, in place
+// of which a replay opens its private files (hermit_buffer_creates_new_file).
 const std::set<int>& replay_call_site_syscalls();
+// What the library makes from its call site while recording, which the recording lets through: those,
+// and the calls it answers.
+const std::set<int>& call_site_syscalls();
 // The arguments of a buffered syscall that are paths, in order (SyscallEvent::paths holds them so).
 std::vector<size_t> path_arguments(int number);
 // The library, beside the hermit executable or where the build made it; empty when it is not there

@@ -1,11 +1,13 @@
 // realpath and canonicalize_file_name of system paths, of symlinks and names that fail in argv[1] (what a
-// failure leaves in the caller's buffer too), then argv[2] more rounds of a system path, which under hermit
-// resolve from the syscall buffer library's call site. Built fortified: realpath into a PATH_MAX buffer is
+// failure leaves in the caller's buffer too), then argv[2] more rounds of a system path, and of opens of a
+// system file and a system directory, which under hermit are made from the syscall buffer library's call
+// site. Built fortified: realpath into a PATH_MAX buffer is
 // glibc's __realpath_chk.
 #undef _FORTIFY_SOURCE
 #define _FORTIFY_SOURCE 2
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,5 +64,16 @@ int main(int argc, char** argv) {
             realpath("/usr/lib/x86_64-linux-gnu/../../include", again) != NULL && strcmp(first, again) == 0;
     }
     printf("rounds: %d of %d the same\n", same, rounds);
+    int opened = 0;
+    for (int round = 0; round < rounds; round++) {
+        char magic[4] = {0};
+        const int program = open("/usr/bin/env", O_RDONLY | O_CLOEXEC);
+        const int directory = open("/usr/bin", O_RDONLY | O_DIRECTORY);
+        opened += program >= 0 && read(program, magic, sizeof magic) == 4 &&
+                  memcmp(magic, "\177ELF", 4) == 0 && directory >= 0;
+        close(program);
+        close(directory);
+    }
+    printf("opens: %d of %d\n", opened, rounds);
     return 0;
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -354,10 +355,15 @@ static long buffered(int number, long a0, long a1, long a2, long a3, long a4, un
 
 #define DIRFD(index) (1u << (index))
 
-/* An access or readlink that hermit leaves to the kernel (is_stable_system_path) is made from the call
- * site, with no entry, whenever the thread has a buffer. */
+/* Whether a call about `path` that hermit leaves to the kernel (is_stable_system_path) is made from the
+ * call site, with no entry: whenever the thread has a buffer. */
+static int from_call_site_about(const char* path) {
+    return path != NULL && is_stable_system_path(path) && !state.busy && thread_buffer() != NULL;
+}
+
+/* An access or readlink of a stable system path, from the call site (from_call_site_about). */
 static int system_access(int number, long a0, long a1, long a2, long a3, const char* path, long* result) {
-    if (path == NULL || !is_stable_system_path(path) || state.busy || thread_buffer() == NULL) {
+    if (!from_call_site_about(path)) {
         return 0;
     }
     const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
@@ -587,14 +593,35 @@ static int creates(int flags) {
     return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
+/* Whether an open only reads what a stable system path names, a regular file or a directory (no FIFO or
+ * device, whose descriptor the tracer would trap), and is made from the call site (from_call_site_about).
+ * The check's stat is made there too: the guest's errno stays. */
+static int reads_system_file(const char* path, int flags) {
+    const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
+    if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) != 0 ||
+        !from_call_site_about(path)) {
+        return 0;
+    }
+    struct stat info;
+    const long follow = (flags & O_NOFOLLOW) != 0 ? AT_SYMLINK_NOFOLLOW : 0;
+    return call_site(SYS_newfstatat, AT_FDCWD, (long)path, (long)&info, follow, 0) == 0 &&
+           (S_ISREG(info.st_mode) || S_ISDIR(info.st_mode));
+}
+
 /* An open of a path that no virtual file of hermit's may stand for (HERMIT_PROCESS_DIRECTORIES), but not of
- * an unnamed file (O_TMPFILE), is answered by the library when it finds no file (call_or_probe). */
+ * an unnamed file (O_TMPFILE): one that reads a system file is made from the call site without an entry,
+ * as the tracer would leave it to the kernel (the recorder copies no system file); one that finds no
+ * file, or makes a new one, is answered by the library (call_or_probe). */
 static int open_at(int dirfd, const char* path, int flags, mode_t mode) {
     static const char* const process_directories[] = HERMIT_PROCESS_DIRECTORIES;
     if (path == NULL || (flags & O_TMPFILE) == O_TMPFILE ||
         under_one_of(path, process_directories,
                      sizeof(process_directories) / sizeof(process_directories[0]))) {
         return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+    }
+    if (reads_system_file(path, flags)) {
+        const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
+        return (int)kernel_result(call_site(SYS_openat, dirfd, (long)path, flags, mode, 0));
     }
     return (int)buffered(SYS_openat, dirfd, (long)path, flags, mode, 0, DIRFD(0));
 }
