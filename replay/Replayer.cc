@@ -367,9 +367,10 @@ Replayer::new_file_instead(tracer::Task& task, const SyscallEvent& call,
     if (absolute.empty()) {
         return std::nullopt;
     }
-    // What the file system holds at the name now is not what the guest found there (nothing): the file gets
-    // a private copy unless it is a system file, as a notified open's would (open_file).
-    const std::string path = made_names_.resolve(absolute, (flags & O_NOFOLLOW) == 0).path;
+    // What the file system holds at the name now is not what the guest found there (nothing, not even a
+    // symlink: O_EXCL follows none), so it is not looked at: the file gets a private copy unless it is a
+    // system file, as a notified open's would (open_file).
+    const std::string path = made_names_.entry_path(absolute);
     if (is_system_file(path) || made_names_.is_directory(path) ||
         std::any_of(names_changed.begin(), names_changed.end(),
                     [&](const std::string& name) { return name.empty() || is_at_or_under(path, name); })) {
@@ -636,9 +637,10 @@ void Replayer::remove_name(const std::string& path) {
     }
     const std::filesystem::path copy = scratch->second;
     scratch_files_.erase(scratch);
-    // Another name of it (a hard link the guest made) keeps it.
+    // Another name of it (a hard link the guest made) keeps it. Compared as strings: a path's compare() goes
+    // by components, a cost in every unlink of a replay that made many files (git add: 300 objects).
     if (std::none_of(scratch_files_.begin(), scratch_files_.end(),
-                     [&](const auto& entry) { return entry.second == copy; })) {
+                     [&](const auto& entry) { return entry.second.native() == copy.native(); })) {
         std::filesystem::remove(copy);
     }
 }

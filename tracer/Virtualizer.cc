@@ -719,13 +719,14 @@ std::vector<FileOverlay> Virtualizer::file_overlays() {
     return {{device, "/dev/urandom"}, {device, "/dev/random"}};
 }
 
-bool Virtualizer::opens_mounted_random_device(const Task& task, const std::string& path) const {
+bool Virtualizer::opens_mounted_random_device(Task& task, const std::string& path) const {
     if (!virt::VirtualFiles::is_random_device(path) || !mounted_random_device_) {
         return false;
     }
+    // The guest's view: from its root, which the Task keeps (a walk through /proc/<tid>/root costs more).
+    const Task::Directory& root = task.root_directory();
     struct stat opened {};
-    const std::string guest_view = "/proc/" + std::to_string(task.host_tid()) + "/root" + path;
-    return stat(guest_view.c_str(), &opened) == 0 &&
+    return root.file.get() >= 0 && fstatat(root.file.get(), path.c_str() + 1, &opened, 0) == 0 &&
            std::pair{opened.st_dev, opened.st_ino} == *mounted_random_device_;
 }
 

@@ -128,7 +128,7 @@ private:
     void rewrite_directory_entries(Task& task, const SyscallStop& stop, int64_t result);
     void finish_redirected_open(Task& task, int64_t result);
     // The guest's `path` is a random device, and the file file_overlays() mounted over it.
-    bool opens_mounted_random_device(const Task& task, const std::string& path) const;
+    bool opens_mounted_random_device(Task& task, const std::string& path) const;
     void finish_timerfd_create(Task& task, const SyscallStop& stop, int64_t result);
 
     // An open redirected to a generated file (SyscallDecision::replace_path), waiting for its exit.
