@@ -4,7 +4,7 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(
   build-essential cmake pkg-config clang clang-format
-  capnproto libcapnp-dev liblzma-dev libunwind-dev libseccomp-dev nettle-dev
+  capnproto libcapnp-dev liblzma-dev libunwind-dev nettle-dev
   qt6-base-dev libgtest-dev libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   gdb strace python3 sqlite3 git make procps hyperfine
 )

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstddef>
 #include <cstring>
 #include <optional>
@@ -101,6 +102,38 @@ TEST(SeccompFilter, TrapsConditionallyOnAnArgument) {
                                          (trapped(syscall(SYS_getppid, 6)) ? 2 : 0);
                               }),
               1);
+}
+
+// Two conditions on one syscall (DescriptorTraps traps fcntl's F_DUPFD and F_DUPFD_CLOEXEC): either traps
+// it, and a syscall after it in number order is still told apart.
+TEST(SeccompFilter, TrapsOnEitherOfTwoConditionsOfOneSyscall) {
+    SeccompFilter filter({SYS_getuid}, {{SYS_getppid, 0, 3, 1}, {SYS_getppid, 0, 3, 2}});
+    EXPECT_EQ(exit_code_under(filter,
+                              [] {
+                                  return (trapped(syscall(SYS_getppid, 5)) ? 1 : 0) |
+                                         (trapped(syscall(SYS_getppid, 6)) ? 2 : 0) |
+                                         (syscall(SYS_getppid, 7) > 0 ? 4 : 0) |
+                                         (trapped(syscall(SYS_getuid)) ? 8 : 0) |
+                                         (syscall(SYS_getgid) >= 0 ? 16 : 0);
+                              }),
+              1 | 2 | 4 | 8 | 16);
+}
+
+// A syscall of the x32 ABI (its number with bit 30 set) is one hermit does not trace: the thread is killed,
+// as by a syscall of another architecture.
+TEST(SeccompFilter, KillsX32Syscalls) {
+    pid_t child = fork();
+    if (child == 0) {
+        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        if (!SeccompFilter(std::set<int>{SYS_getppid}).install()) {
+            _exit(99);
+        }
+        syscall(0x40000000 | SYS_getpid);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS) << status;
 }
 
 TEST(SeccompFilter, AnUnconditionalTrapWinsOverAConditionalOne) {
