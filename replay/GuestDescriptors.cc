@@ -12,13 +12,7 @@
 
 namespace hermit::replay {
 
-namespace {
-
-std::string proc_fd_path(pid_t host_pid, int fd) {
-    return "/proc/" + std::to_string(host_pid) + "/fd/" + std::to_string(fd);
-}
-
-} // namespace
+namespace {} // namespace
 
 std::optional<ObjectIdentity> GuestDescriptors::identity(pid_t host_pid, int fd) {
     const auto object = tracer::procfs::descriptor_object(host_pid, fd);
@@ -27,7 +21,7 @@ std::optional<ObjectIdentity> GuestDescriptors::identity(pid_t host_pid, int fd)
 
 bool GuestDescriptors::is_stream(pid_t host_pid, int fd) {
     struct stat info {};
-    if (stat(proc_fd_path(host_pid, fd).c_str(), &info) != 0) {
+    if (stat(tracer::procfs::descriptor_link(host_pid, fd).c_str(), &info) != 0) {
         return false;
     }
     return S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode);
@@ -43,7 +37,7 @@ std::optional<ObjectIdentity> GuestDescriptors::own_identity(int fd) {
 
 std::optional<std::string> GuestDescriptors::path(pid_t host_pid, int fd) {
     char buffer[PATH_MAX];
-    ssize_t length = readlink(proc_fd_path(host_pid, fd).c_str(), buffer, sizeof buffer);
+    ssize_t length = readlink(tracer::procfs::descriptor_link(host_pid, fd).c_str(), buffer, sizeof buffer);
     if (length <= 0 || static_cast<size_t>(length) >= sizeof buffer) {
         return std::nullopt;
     }

@@ -1,6 +1,7 @@
 #include "RecordedSyscalls.h"
 
 #include "GuestFileIo.h"
+#include "tracer/ProcFs.h"
 #include "tracer/SyscallBuffer.h"
 #include "tracer/SyscallTable.h"
 #include "tracer/preload/syscall_buffer.h"
@@ -142,7 +143,7 @@ std::set<int> descriptor_syscalls() {
 }
 
 bool must_trap_descriptor(pid_t host_pid, int fd) {
-    const std::string link = "/proc/" + std::to_string(host_pid) + "/fd/" + std::to_string(fd);
+    const std::string link = tracer::procfs::descriptor_link(host_pid, fd);
     struct stat info {};
     if (stat(link.c_str(), &info) != 0) {
         return true;

@@ -2,6 +2,7 @@
 
 #include "GuestFileIo.h"
 #include "RecordedSyscalls.h"
+#include "tracer/ProcFs.h"
 #include "tracer/SyscallBuffer.h"
 #include "tracer/SyscallTable.h"
 #include "tracer/Task.h"
@@ -22,11 +23,6 @@
 namespace hermit::replay {
 
 namespace {
-
-// /proc's link to a process's descriptor: opening it opens the same file.
-std::string descriptor_link(pid_t process, int fd) {
-    return "/proc/" + std::to_string(process) + "/fd/" + std::to_string(fd);
-}
 
 std::vector<uint8_t> gather_written_bytes(tracer::GuestMemory& memory, const tracer::SyscallStop& stop,
                                           uint64_t length) {
@@ -113,7 +109,7 @@ void Recorder::on_exit(tracer::Task& task, const tracer::SyscallStop& stop, int6
         if (!pending->second.virtual_file && result >= 0 && !task.installed_file(static_cast<int>(result))) {
             struct stat info {};
             const int fd = static_cast<int>(result);
-            if (stat(descriptor_link(task.host_pid(), fd).c_str(), &info) == 0) {
+            if (stat(tracer::procfs::descriptor_link(task.host_pid(), fd).c_str(), &info) == 0) {
                 copy_opened_file(task, stop, task.host_pid(), fd, tracer::OpenedFileInfo::of(info));
             }
         }
@@ -213,7 +209,7 @@ void Recorder::copy_opened_file(tracer::Task& task, const tracer::SyscallStop& s
     }
     CopiedFile& copied = copied_by_identity_[{file.device, file.inode}];
     if (copied_files_.insert(*path).second) {
-        writer_.add_file(*path, descriptor_link(owner, fd), !writes && !copied.written);
+        writer_.add_file(*path, tracer::procfs::descriptor_link(owner, fd), !writes && !copied.written);
     }
     copied.names.insert(*path);
     if (writes) {

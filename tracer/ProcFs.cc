@@ -204,9 +204,13 @@ std::string working_directory_path(pid_t host_tid) {
     return link_target(host_tid, "cwd");
 }
 
+std::string descriptor_link(pid_t host_pid, int fd) {
+    return "/proc/" + std::to_string(host_pid) + "/fd/" + std::to_string(fd);
+}
+
 std::optional<std::pair<dev_t, ino_t>> descriptor_object(pid_t host_pid, int fd) {
     struct stat info {};
-    const std::string link = "/proc/" + std::to_string(host_pid) + "/fd/" + std::to_string(fd);
+    const std::string link = descriptor_link(host_pid, fd);
     if (stat(link.c_str(), &info) != 0) {
         return std::nullopt;
     }

@@ -47,6 +47,9 @@ std::optional<ino_t> own_user_namespace();
 std::string executable_path(pid_t host_tid);
 // The path of the working directory of thread `host_tid` (/proc/<tid>/cwd); empty when unreadable.
 std::string working_directory_path(pid_t host_tid);
+// /proc/<pid>/fd/<fd>: opening, stat'ing or reading this link reaches what descriptor `fd` of the process
+// names.
+std::string descriptor_link(pid_t host_pid, int fd);
 // The device and inode of the object descriptor `fd` of a process names (both ends of a pipe are one inode
 // of pipefs), from a stat of /proc/<pid>/fd/<fd>; nullopt when it is not open.
 std::optional<std::pair<dev_t, ino_t>> descriptor_object(pid_t host_pid, int fd);

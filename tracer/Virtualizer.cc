@@ -792,8 +792,7 @@ void Virtualizer::rewrite_stat_result(Task& task, const SyscallStop& stop) {
 
 void Virtualizer::rewrite_directory_entries(Task& task, const SyscallStop& stop, int64_t result) {
     struct stat directory {};
-    const std::string fd_path =
-        "/proc/" + std::to_string(task.host_tid()) + "/fd/" + std::to_string(static_cast<int>(stop.args[0]));
+    const std::string fd_path = procfs::descriptor_link(task.host_tid(), static_cast<int>(stop.args[0]));
     if (stat(fd_path.c_str(), &directory) != 0) {
         return;
     }

@@ -60,7 +60,7 @@ struct SignalFd {
 // duplicate would ask about hermit's own signals: its mask is read from /proc instead. nullopt when `fd`
 // is not a signalfd.
 std::optional<SignalFd> signalfd_of(pid_t host_pid, int fd) {
-    const std::string descriptor = "/proc/" + std::to_string(host_pid) + "/fd/" + std::to_string(fd);
+    const std::string descriptor = procfs::descriptor_link(host_pid, fd);
     char target[64] = {};
     const ssize_t length = readlink(descriptor.c_str(), target, sizeof target - 1);
     if (length <= 0 || std::string_view(target, static_cast<size_t>(length)) != "anon_inode:[signalfd]") {
