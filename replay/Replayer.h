@@ -57,7 +57,7 @@ public:
     std::set<int> notifiable_syscalls() const override;
     // Not once asked to stop at an event (stop_at_event): the handler may need the thread stopped.
     bool answers_without_stop(tracer::Task& task, const tracer::SyscallStop& stop) const override;
-    // The accesses and readlinks of system files that the syscall buffer's library leaves to the kernel.
+    // What the syscall buffer's library makes from its call site while replaying (replay_call_site_syscalls).
     std::set<int> buffered_syscalls() const override;
     tracer::SyscallDecision on_entry(tracer::Task& task, const tracer::SyscallStop& stop) override;
     void on_buffered_syscall(tracer::Task& task, const SyscallEvent& call) override;

@@ -34,8 +34,8 @@ const std::set<int>& replay_call_site_syscalls() {
 
 const std::set<int>& call_site_syscalls() {
     static const std::set<int> numbers = [] {
-        std::set<int> answered = {SYS_unlink,  SYS_unlinkat, SYS_link,     SYS_linkat, SYS_mkdir,
-                                  SYS_mkdirat, SYS_rename,   SYS_renameat, SYS_openat};
+        std::set<int> answered = {SYS_unlink, SYS_unlinkat, SYS_link,   SYS_linkat,
+                                  SYS_mkdir,  SYS_mkdirat,  SYS_rename, SYS_renameat};
         answered.insert(replay_call_site_syscalls().begin(), replay_call_site_syscalls().end());
         return answered;
     }();

@@ -29,12 +29,11 @@ namespace syscall_buffer {
 constexpr int kRegisterSyscall = HERMIT_BUFFER_REGISTER_SYSCALL;
 enum class Mode : uint32_t { Record = HERMIT_BUFFER_RECORD, Replay = HERMIT_BUFFER_REPLAY };
 
-// What the library makes from its call site while replaying, which the replay lets through, and recording
-// too: about
-// stable system files, without an entry (the kernel's answer, as the tracer would leave the call to it):
-// access, faccessat, faccessat2 (realpath's directory checks too), readlinkat (realpath's, readlink's),
-// newfstatat and openat (their opens for reading); and openat of the new files a recording made, in place
-// of which a replay opens its private files (hermit_buffer_creates_new_file).
+// What the library makes from its call site while replaying, which the replay lets through, and while
+// recording too. About stable system files, without an entry (the kernel's answer, as the tracer would
+// leave the call to it): access, faccessat, faccessat2 (realpath's directory checks too), readlinkat
+// (realpath's, readlink's), newfstatat and openat (their opens for reading). And openat of new files
+// (hermit_buffer_creates_new_file): a recording's, in whose place a replay opens its private files.
 const std::set<int>& replay_call_site_syscalls();
 // What the library makes from its call site while recording, which the recording lets through: those,
 // and the calls it answers.

@@ -25,6 +25,9 @@
 #define EXPORT __attribute__((visibility("default")))
 
 typedef long (*call_site_function)(long number, long a0, long a1, long a2, long a3, long a4);
+/* The call site, once initialize() mapped it (a thread with a buffer): makes syscall `number` with the next
+ * five arguments and returns its raw result (-errno), leaving errno alone. */
+static const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
 
 /* mov rax,rdi; mov rdi,rsi; mov rsi,rdx; mov rdx,rcx; mov r10,r8; mov r8,r9; syscall; ret */
 static const unsigned char call_site_code[] = {0x48, 0x89, 0xf8, 0x48, 0x89, 0xf7, 0x48,
@@ -200,7 +203,6 @@ static void parent_directory(const char* path, char parent[PATH_MAX]) {
  * names nothing (the open fails for want of it); else 0. From the call site: the guest's errno stays. */
 static long creatable_in(const char* directory) {
     static const long pseudo_file_systems[] = HERMIT_PSEUDO_FILE_SYSTEMS;
-    const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
     struct statfs file_system;
     if (directory[0] == '\0') {
         return 0;
@@ -223,7 +225,6 @@ static long creatable_in(const char* directory) {
  * that creates it, of its directory, finds that without opening anything. An open that gets past it is not
  * answered (0): it goes to the tracer, which copies or creates the file. */
 static int call_or_probe(int number, const long args[6], long* result) {
-    const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
     if (!is_open(number)) {
         *result = call_site(number, args[0], args[1], args[2], args[3], args[4]);
         return 1;
@@ -306,7 +307,6 @@ static int replay(struct hermit_buffer_header* buffer, int number, const long ar
     }
     if (is_open(number) && entry->result >= 0) {
         /* A new file (hermit_buffer_creates_new_file): the replay's file in its place, at the same number. */
-        const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
         const long opened = call_site(SYS_openat, AT_FDCWD, (long)text, args[2], args[3], 0);
         if (opened != entry->result) {
             if (opened >= 0) {
@@ -366,7 +366,6 @@ static int system_access(int number, long a0, long a1, long a2, long a3, const c
     if (!from_call_site_about(path)) {
         return 0;
     }
-    const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
     *result = call_site(number, a0, a1, a2, a3, 0);
     return 1;
 }
@@ -597,7 +596,6 @@ static int creates(int flags) {
  * device, whose descriptor the tracer would trap), and is made from the call site (from_call_site_about).
  * The check's stat is made there too: the guest's errno stays. */
 static int reads_system_file(const char* path, int flags) {
-    const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
     if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) != 0 ||
         !from_call_site_about(path)) {
         return 0;
@@ -620,7 +618,6 @@ static int open_at(int dirfd, const char* path, int flags, mode_t mode) {
         return (int)syscall(SYS_openat, dirfd, path, flags, mode);
     }
     if (reads_system_file(path, flags)) {
-        const call_site_function call_site = (call_site_function)HERMIT_BUFFER_CALL_SITE;
         return (int)kernel_result(call_site(SYS_openat, dirfd, (long)path, flags, mode, 0));
     }
     return (int)buffered(SYS_openat, dirfd, (long)path, flags, mode, 0, DIRFD(0));
