@@ -1574,25 +1574,28 @@ struct Session::State {
         if (debug_hook != nullptr) {
             return notified;
         }
+        // Each interceptor's lists, asked once: building them walks the syscall table.
+        struct Wishes {
+            std::set<int> trapped;
+            std::vector<ConditionalTrap> conditional;
+            std::set<int> notifiable;
+            bool traps(int number) const {
+                return trapped.contains(number) || trapped.contains(SyscallInterceptor::kAllSyscalls) ||
+                       std::any_of(conditional.begin(), conditional.end(),
+                                   [&](const ConditionalTrap& trap) { return trap.number == number; });
+            }
+        };
+        std::vector<Wishes> wishes;
         std::set<int> candidates = epoch_only_syscalls;
         for (SyscallInterceptor* interceptor : interceptors) {
-            for (int number : interceptor->notifiable_syscalls()) {
-                candidates.insert(number);
-            }
+            wishes.push_back({interceptor->trapped_syscalls(), interceptor->conditionally_trapped_syscalls(),
+                              interceptor->notifiable_syscalls()});
+            candidates.insert(wishes.back().notifiable.begin(), wishes.back().notifiable.end());
         }
-        auto traps = [](const SyscallInterceptor& interceptor, int number) {
-            const std::set<int> wanted = interceptor.trapped_syscalls();
-            const std::vector<ConditionalTrap> when = interceptor.conditionally_trapped_syscalls();
-            return wanted.contains(number) || wanted.contains(SyscallInterceptor::kAllSyscalls) ||
-                   std::any_of(when.begin(), when.end(),
-                               [&](const ConditionalTrap& trap) { return trap.number == number; });
-        };
         for (int number : candidates) {
-            const bool all_can =
-                std::all_of(interceptors.begin(), interceptors.end(), [&](SyscallInterceptor* interceptor) {
-                    return !traps(*interceptor, number) ||
-                           interceptor->notifiable_syscalls().contains(number);
-                });
+            const bool all_can = std::all_of(wishes.begin(), wishes.end(), [&](const Wishes& wish) {
+                return !wish.traps(number) || wish.notifiable.contains(number);
+            });
             if (!all_can || kSchedulerSyscalls.contains(number)) {
                 continue;
             }

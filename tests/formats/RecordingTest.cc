@@ -9,9 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <set>
 #include <sys/stat.h>
 
 namespace hermit {
@@ -391,6 +393,29 @@ TEST(Recording, AddFileWritesTheMetadataWithTheNextFrameNotAtOnce) {
     writer.append(test::every_kind_of_event().front());
     writer.flush();
     EXPECT_EQ(RecordingReader(directory).meta().files.size(), 2u);
+}
+
+// Each update takes the old metadata's name by an exchange and unlinks the old file: nothing else stays.
+TEST(Recording, MetadataUpdatesLeaveOnlyTheRecordingsFiles) {
+    TemporaryDirectory temporary;
+    const auto directory = temporary.path() / "rec";
+    const auto input = input_file(temporary, "abc");
+    RecordingWriter writer(directory, test::sample_meta("updated-1"));
+    writer.add_file("/data/a.txt", input);
+    writer.append(test::every_kind_of_event().front());
+    writer.flush();
+    writer.add_file("/data/b.txt", input_file(temporary, "def"));
+    writer.append(test::every_kind_of_event().front());
+    writer.finish(3, 0);
+    std::set<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+        names.insert(entry.path().filename().string());
+    }
+    EXPECT_EQ(names, (std::set<std::string>{"events.hrec", "files.pack", "meta.capnp.bin", "summary.hrec"}));
+    const RecordingMeta meta = RecordingReader(directory).meta();
+    EXPECT_TRUE(meta.finished);
+    EXPECT_EQ(meta.exit_status, 3);
+    EXPECT_EQ(meta.files.size(), 2u);
 }
 
 TEST(Sha256, KnownVectors) {
