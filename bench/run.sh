@@ -10,7 +10,9 @@
 #   --quick            one run per cell and a tenth of the loop counts (a smoke test, not a measurement)
 #   --interleaved=N    N rounds, each running native, strace -f, hermit, record and replay of every workload
 #                      once, one after another: a VM's speed drifts over minutes, and cells timed side by
-#                      side drift together. Prints medians and the median of the per-round ratios.
+#                      side drift together. Prints medians and the median of the per-round ratios. A
+#                      workload whose first native run is shorter than 0.1 s runs 5 times per cell (their
+#                      median is the round's sample): a single run of a few milliseconds is mostly jitter.
 set -euo pipefail
 
 usage() {
@@ -149,13 +151,18 @@ paired_ratio() {
 }
 
 if ((interleaved > 0)); then
-    runs=1
-    declare -A samples=()
+    declare -A samples=() cell_runs=()
     interleaved_modes=("native|" "strace -f|strace -f -o /dev/null" "hermit|$hermit run --" "record|$record")
     for ((round = 1; round <= interleaved; round++)); do
         echo "round $round of $interleaved" >&2
         for workload in "${workloads[@]}"; do
             IFS='|' read -r name prepare command <<<"$workload"
+            if [[ -z ${cell_runs[$name]:-} ]]; then
+                runs=1
+                first=$(median_seconds "$prepare" "$command")
+                cell_runs[$name]=$(awk -v t="$first" 'BEGIN { print (t ~ /^[0-9.]+$/ && t < 0.1) ? 5 : 1 }')
+            fi
+            runs=${cell_runs[$name]}
             for mode in "${interleaved_modes[@]}"; do
                 prefix=${mode#*|}
                 samples["$name|${mode%%|*}"]+="$(median_seconds "$prepare" "${prefix:+$prefix }$command") "

@@ -212,17 +212,17 @@ RecordingWriter::~RecordingWriter() {
     }
 }
 
-void RecordingWriter::append(const Event& event) {
+void RecordingWriter::append(Event event) {
     auto& state = *state_;
     if (state.finished) {
         throw std::logic_error("RecordingWriter::append after finish()");
     }
     state.pending_bytes += estimated_size(event);
-    state.pending.push_back(event);
     state.threads.insert(event.tid);
-    if (state.written_events + state.pending.size() <= kMaxSummaryEvents) {
+    if (state.written_events + state.pending.size() < kMaxSummaryEvents) {
         state.summary.add(event);
     }
+    state.pending.push_back(std::move(event));
     if (state.pending.size() >= kBatchMaxEvents || state.pending_bytes >= kBatchMaxBytes) {
         state.write_pending_frame();
     }

@@ -88,7 +88,7 @@ public:
     RecordingWriter(const RecordingWriter&) = delete;
     RecordingWriter& operator=(const RecordingWriter&) = delete;
 
-    void append(const Event& event);
+    void append(Event event);
     // Copies a file the guest read to files.pack (bytes the pack already holds are kept once); returns its
     // entry. The metadata on disk lists it from the next frame written on (add it before appending the
     // events that use it).

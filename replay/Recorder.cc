@@ -163,7 +163,7 @@ void Recorder::on_event(const Event& event) {
         pending_.erase(event.tid);
     }
     last_event_time_ = std::max(last_event_time_, event.time);
-    writer_.append(recorded);
+    writer_.append(std::move(recorded));
     if (stdio) {
         writer_.append(Event{event.time, event.tid, event.pid, std::move(*stdio)});
     }
