@@ -102,9 +102,6 @@ std::string describe_replayed(const Event& event) {
 
 Replayer::~Replayer() {
     std::error_code error;
-    if (!scratch_directory_.empty()) {
-        std::filesystem::remove_all(scratch_directory_, error);
-    }
     for (const std::filesystem::path& copy : executable_copies_) {
         std::filesystem::remove(copy, error);
     }
@@ -489,15 +486,12 @@ bool Replayer::relative_to_stand_in(tracer::Task& task, const tracer::SyscallSto
 }
 
 std::filesystem::path Replayer::new_scratch_path() {
-    if (scratch_directory_.empty()) {
-        std::string pattern = (std::filesystem::temp_directory_path() / "hermit-replay-XXXXXX").string();
-        if (mkdtemp(pattern.data()) == nullptr) {
-            throw Error(ErrorCode::ReplayUnsupported, reader_.directory().string(),
-                        "cannot create a scratch directory");
-        }
-        scratch_directory_ = pattern;
+    const std::filesystem::path& directory = scratch_directory_.path();
+    if (directory.empty()) {
+        throw Error(ErrorCode::ReplayUnsupported, reader_.directory().string(),
+                    fmt::format("cannot create a scratch directory: {}", std::strerror(errno)));
     }
-    return scratch_directory_ / std::to_string(scratch_count_++);
+    return directory / std::to_string(scratch_count_++);
 }
 
 void Replayer::extract_copy(const RecordedFile& file, const std::filesystem::path& destination) const {

@@ -22,6 +22,7 @@
 #include "ReplayLog.h"
 #include "formats/Recording.h"
 #include "tracer/EventSink.h"
+#include "tracer/ScratchDirectory.h"
 #include "tracer/SyscallInterceptor.h"
 
 #include <array>
@@ -49,7 +50,7 @@ public:
     // recording they saw it (the Virtualizer's clock ticks at every syscall it sees).
     Replayer(const RecordingReader& reader, ReplayLog& log,
              std::vector<tracer::SyscallInterceptor*> followers);
-    ~Replayer() override; // removes the scratch directory
+    ~Replayer() override; // removes the executables' copies
     Replayer(const Replayer&) = delete;
     Replayer& operator=(const Replayer&) = delete;
 
@@ -168,7 +169,7 @@ private:
     std::map<std::string, std::optional<std::filesystem::path>> replacements_; // absolute path -> copy
     std::unordered_map<std::string, const RecordedFile*> recorded_copies_;     // reader_'s, by guest path
     std::map<int32_t, PendingSyscall> pending_;                                // by guest tid
-    std::filesystem::path scratch_directory_;                                  // created on first use
+    tracer::ScratchDirectory scratch_directory_{"replay"};                     // created on first use
     std::map<std::string, std::filesystem::path> scratch_files_;               // guest path -> private copy
     MadeNames made_names_;
     uint64_t scratch_count_ = 0;

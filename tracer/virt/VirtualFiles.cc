@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
@@ -62,35 +61,23 @@ std::string cpuinfo_text() {
 
 } // namespace
 
-VirtualFiles::VirtualFiles(GuestRandom& random, const VirtualClock& clock) : random_(random), clock_(clock) {}
-
-VirtualFiles::~VirtualFiles() {
-    if (!directory_.empty()) {
-        std::error_code ignored;
-        std::filesystem::remove_all(directory_, ignored);
-    }
-}
+// The guest may run as another user inside its user namespace; it only needs to find the files.
+VirtualFiles::VirtualFiles(GuestRandom& random, const VirtualClock& clock)
+    : random_(random), clock_(clock),
+      directory_("virt", std::filesystem::perms::owner_all | std::filesystem::perms::group_exec |
+                             std::filesystem::perms::others_exec) {}
 
 bool VirtualFiles::replaced(const std::string& guest_path) {
     return replaced_paths().count(guest_path) > 0;
 }
 
 std::filesystem::path VirtualFiles::new_file(const std::string& stem, const std::string& contents) {
-    if (directory_.empty()) {
-        const char* temporary = std::getenv("TMPDIR");
-        std::string pattern =
-            std::string(temporary && *temporary ? temporary : "/tmp") + "/hermit-virt-XXXXXX";
-        if (!mkdtemp(pattern.data())) {
-            throw Error(ErrorCode::TracerInternal,
-                        fmt::format("cannot create a directory for virtual files: {}", std::strerror(errno)));
-        }
-        directory_ = pattern;
-        // The guest may run as another user inside its user namespace; it only needs to read.
-        std::filesystem::permissions(directory_, std::filesystem::perms::owner_all |
-                                                     std::filesystem::perms::group_exec |
-                                                     std::filesystem::perms::others_exec);
+    const std::filesystem::path& directory = directory_.path();
+    if (directory.empty()) {
+        throw Error(ErrorCode::TracerInternal,
+                    fmt::format("cannot create a directory for virtual files: {}", std::strerror(errno)));
     }
-    const std::filesystem::path path = directory_ / fmt::format("{}-{}", stem, files_made_++);
+    const std::filesystem::path path = directory / fmt::format("{}-{}", stem, files_made_++);
     std::ofstream file(path, std::ios::binary);
     file.write(contents.data(), static_cast<std::streamsize>(contents.size()));
     file.close();

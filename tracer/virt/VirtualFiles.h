@@ -20,6 +20,7 @@
 #include "GuestRandom.h"
 #include "VirtualClock.h"
 #include "formats/FileIo.h"
+#include "tracer/ScratchDirectory.h"
 
 #include <filesystem>
 #include <optional>
@@ -39,7 +40,6 @@ public:
 
     // `random` and `clock` must outlive this object. Creates nothing until the first replacement.
     VirtualFiles(GuestRandom& random, const VirtualClock& clock);
-    ~VirtualFiles(); // removes the directory and everything in it
     VirtualFiles(const VirtualFiles&) = delete;
     VirtualFiles& operator=(const VirtualFiles&) = delete;
 
@@ -73,7 +73,7 @@ private:
 
     GuestRandom& random_;
     const VirtualClock& clock_;
-    std::filesystem::path directory_;
+    ScratchDirectory directory_; // removed with everything in it
     std::optional<std::filesystem::path> boot_id_;
     std::optional<std::filesystem::path> cpuinfo_;
     std::optional<std::filesystem::path> cpu_range_;
