@@ -1560,6 +1560,18 @@ struct Session::State {
         }
     }
 
+    // One interceptor's lists, asked once per run: building them walks the syscall table.
+    struct InterceptorTraps {
+        std::set<int> trapped;
+        std::vector<ConditionalTrap> conditional;
+        std::set<int> notifiable;
+        bool traps(int number) const {
+            return trapped.contains(number) || trapped.contains(SyscallInterceptor::kAllSyscalls) ||
+                   std::any_of(conditional.begin(), conditional.end(),
+                               [&](const ConditionalTrap& trap) { return trap.number == number; });
+        }
+    };
+
     // The trapped syscalls that every interceptor trapping them can answer from a notification: those
     // trapped whatever their arguments, and those trapped on one condition only, which the notifying filter
     // then checks the same way. None under a debugger, whose single steps and breakpoints expect every
@@ -1568,34 +1580,23 @@ struct Session::State {
         std::set<int> always;
         std::vector<ConditionalTrap> conditional;
     };
+    // `trapped` and `conditional`: what the filter traps, the union of `wanted`'s and the Session's own.
     NotifiedSyscalls notifiable_syscalls(const std::set<int>& trapped,
-                                         const std::vector<ConditionalTrap>& conditional) const {
+                                         const std::vector<ConditionalTrap>& conditional,
+                                         const std::vector<InterceptorTraps>& wanted) const {
         NotifiedSyscalls notified;
         if (debug_hook != nullptr) {
             return notified;
         }
-        // Each interceptor's lists, asked once: building them walks the syscall table.
-        struct Wishes {
-            std::set<int> trapped;
-            std::vector<ConditionalTrap> conditional;
-            std::set<int> notifiable;
-            bool traps(int number) const {
-                return trapped.contains(number) || trapped.contains(SyscallInterceptor::kAllSyscalls) ||
-                       std::any_of(conditional.begin(), conditional.end(),
-                                   [&](const ConditionalTrap& trap) { return trap.number == number; });
-            }
-        };
-        std::vector<Wishes> wishes;
         std::set<int> candidates = epoch_only_syscalls;
-        for (SyscallInterceptor* interceptor : interceptors) {
-            wishes.push_back({interceptor->trapped_syscalls(), interceptor->conditionally_trapped_syscalls(),
-                              interceptor->notifiable_syscalls()});
-            candidates.insert(wishes.back().notifiable.begin(), wishes.back().notifiable.end());
+        for (const InterceptorTraps& traps : wanted) {
+            candidates.insert(traps.notifiable.begin(), traps.notifiable.end());
         }
         for (int number : candidates) {
-            const bool all_can = std::all_of(wishes.begin(), wishes.end(), [&](const Wishes& wish) {
-                return !wish.traps(number) || wish.notifiable.contains(number);
-            });
+            const bool all_can =
+                std::all_of(wanted.begin(), wanted.end(), [&](const InterceptorTraps& traps) {
+                    return !traps.traps(number) || traps.notifiable.contains(number);
+                });
             if (!all_can || kSchedulerSyscalls.contains(number)) {
                 continue;
             }
@@ -1744,12 +1745,14 @@ int Session::run() {
     if (options.deterministic_scheduling) {
         trapped = kSchedulerSyscalls;
     }
+    std::vector<State::InterceptorTraps> wanted;
     for (SyscallInterceptor* interceptor : state.interceptors) {
-        std::set<int> wanted = interceptor->trapped_syscalls();
-        trapped.insert(wanted.begin(), wanted.end());
-        std::vector<ConditionalTrap> wanted_conditionally = interceptor->conditionally_trapped_syscalls();
-        trapped_conditionally.insert(trapped_conditionally.end(), wanted_conditionally.begin(),
-                                     wanted_conditionally.end());
+        const State::InterceptorTraps& traps = wanted.emplace_back(State::InterceptorTraps{
+            interceptor->trapped_syscalls(), interceptor->conditionally_trapped_syscalls(),
+            interceptor->notifiable_syscalls()});
+        trapped.insert(traps.trapped.begin(), traps.trapped.end());
+        trapped_conditionally.insert(trapped_conditionally.end(), traps.conditional.begin(),
+                                     traps.conditional.end());
         state.faults_enabled |= interceptor->handles_faults();
     }
     if (options.deterministic_scheduling && !trapped.contains(SyscallInterceptor::kAllSyscalls)) {
@@ -1771,7 +1774,8 @@ int Session::run() {
     }
     SeccompFilter filter(trapped, trapped_conditionally, call_site);
     launch.filter = &filter;
-    const State::NotifiedSyscalls notified = state.notifiable_syscalls(trapped, trapped_conditionally);
+    const State::NotifiedSyscalls notified =
+        state.notifiable_syscalls(trapped, trapped_conditionally, wanted);
     const SeccompFilter notifying =
         SeccompFilter::notifying(notified.always, notified.conditional, call_site);
     if (!notified.always.empty() || !notified.conditional.empty()) {
