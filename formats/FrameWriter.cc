@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <stdexcept>
 #include <utility>
 
 namespace hermit {
@@ -37,11 +38,14 @@ FrameWriter::~FrameWriter() {
     thread_.join();
 }
 
-void FrameWriter::submit(uint64_t first_index, std::vector<Event> batch) {
+void FrameWriter::submit(uint64_t first_index, std::vector<Event> batch, std::function<void()> before) {
     std::unique_lock lock(mutex_);
+    if (stopping_) {
+        throw std::logic_error("FrameWriter::submit after finish()");
+    }
     changed_.wait(lock, [&] { return !waiting_ || failure_; });
     rethrow_failure();
-    waiting_ = Batch{first_index, std::move(batch)};
+    waiting_ = Batch{first_index, std::move(batch), std::move(before)};
     lock.unlock();
     changed_.notify_all();
 }
@@ -50,6 +54,17 @@ void FrameWriter::drain() {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return (!waiting_ && !writing_) || failure_; });
     rethrow_failure();
+}
+
+void FrameWriter::finish(uint64_t first_index, std::vector<Event> batch, std::function<void()> before) {
+    {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return (!waiting_ && !writing_) || failure_; });
+        stopping_ = true;
+        rethrow_failure();
+    }
+    changed_.notify_all();
+    write(Batch{first_index, std::move(batch), std::move(before)});
 }
 
 void FrameWriter::write_batches() {
@@ -78,6 +93,12 @@ void FrameWriter::write_batches() {
 }
 
 void FrameWriter::write(const Batch& batch) {
+    if (batch.before) {
+        batch.before();
+    }
+    if (batch.events.empty()) {
+        return;
+    }
     const std::vector<uint8_t> frame = encoder_.encode(encode_batch(batch.first_index, batch.events));
     write_all(events_.get(), frame, path_, recording_);
     frames_.push_back(FrameLocation{file_bytes_, batch.first_index, batch.events.size()});

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <functional>
 #include <set>
 #include <stdexcept>
 #include <system_error>
@@ -153,16 +154,21 @@ struct RecordingWriter::State {
         }
     }
 
+    // The write of the metadata when it changed since it was last written, to run before the next frame
+    // (on the frame writer's thread: encoding and writing it took the tracer 0.1-0.35 ms here); else empty.
+    std::function<void()> take_meta_write() {
+        if (!std::exchange(meta_outdated, false)) {
+            return {};
+        }
+        return [directory = directory, meta = meta] { write_meta_atomically(directory, meta); };
+    }
+
     void write_pending_frame() {
-        if (pending.empty()) {
+        if (pending.empty() && !meta_outdated) {
             return;
         }
-        if (meta_outdated) {
-            write_meta_atomically(directory, meta);
-            meta_outdated = false;
-        }
         const uint64_t count = pending.size();
-        frame_writer->submit(written_events, std::exchange(pending, {}));
+        frame_writer->submit(written_events, std::exchange(pending, {}), take_meta_write());
         written_events += count;
         pending_bytes = 0;
     }
@@ -199,7 +205,8 @@ RecordingWriter::RecordingWriter(std::filesystem::path directory, RecordingMeta 
     }
     state.frame_writer.emplace(create_private_file(state.events_path(), state.meta.id, true),
                                state.events_path(), state.meta.id);
-    write_meta_atomically(state.directory, state.meta);
+    state.meta_outdated = true;
+    state.write_pending_frame();
 }
 
 RecordingWriter::~RecordingWriter() {
@@ -279,15 +286,19 @@ void RecordingWriter::finish(int32_t exit_status, uint64_t guest_duration_ns) {
     if (state.finished) {
         throw std::logic_error("RecordingWriter::finish called twice");
     }
-    state.write_pending_frame();
-    state.frame_writer->drain();
-    state.write_summary();
     state.meta.finished = true;
     state.meta.exit_status = exit_status;
-    state.meta.event_count = state.written_events;
+    state.meta.event_count = state.written_events + state.pending.size();
     state.meta.thread_count = static_cast<uint32_t>(state.threads.size());
     state.meta.guest_duration_ns = guest_duration_ns;
-    write_meta_atomically(state.directory, state.meta);
+    // Written before the last frame, as every update is: had hermit died before that frame reached the
+    // disk, the reader would find a finished recording short of events and report the truncation.
+    state.meta_outdated = true;
+    const uint64_t count = state.pending.size();
+    state.frame_writer->finish(state.written_events, std::exchange(state.pending, {}),
+                               state.take_meta_write());
+    state.written_events += count;
+    state.write_summary();
     state.finished = true;
 }
 

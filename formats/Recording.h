@@ -82,7 +82,8 @@ struct RecordingMeta {
 
 class RecordingWriter {
 public:
-    // Creates `directory` (mode 0700) and writes meta.capnp.bin (finished = false).
+    // Creates `directory` (mode 0700) and events.hrec, and hands meta.capnp.bin (finished = false) to the
+    // writing thread: it is on disk once flush() returns.
     RecordingWriter(std::filesystem::path directory, RecordingMeta meta);
     ~RecordingWriter(); // flushes; leaves finished = false unless finish() ran
     RecordingWriter(const RecordingWriter&) = delete;
@@ -97,8 +98,9 @@ public:
     // The guest opened the file copied for `guest_path` for writing, maybe by another name: its entry is
     // no longer only read.
     void mark_written(const std::string& guest_path);
+    // Returns once what was appended and the metadata are on disk.
     void flush();
-    // Writes the last frame and rewrites the metadata with finished = true and the totals.
+    // Rewrites the metadata with finished = true and the totals, then writes the last frame.
     void finish(int32_t exit_status, uint64_t guest_duration_ns);
     uint64_t event_count() const;
     const std::filesystem::path& directory() const;

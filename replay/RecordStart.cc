@@ -66,7 +66,8 @@ int record_start(const RecordOptions& options) {
 
     int exit_status = 0;
     uint64_t event_count = 0;
-    {
+    try {
+        // The writer's thread writes into the directory until the writer is gone.
         RecordingWriter writer(directory, meta);
         if (regular_stdin) {
             // Read natively like the guest's other files, from a copy on replay.
@@ -78,17 +79,15 @@ int record_start(const RecordOptions& options) {
         Recorder recorder(writer);
         run.add_interceptor(&recorder);
         run.add_event_sink(&recorder);
-        try {
-            exit_status = run.run();
-        } catch (const Error& error) {
-            if (guest_never_started(error)) {
-                std::error_code ignored;
-                std::filesystem::remove_all(directory, ignored);
-            }
-            throw;
-        }
+        exit_status = run.run();
         writer.finish(exit_status, recorder.last_event_time());
         event_count = writer.event_count();
+    } catch (const Error& error) {
+        if (guest_never_started(error)) {
+            std::error_code ignored;
+            std::filesystem::remove_all(directory, ignored);
+        }
+        throw;
     }
     store.mark_latest(id);
     std::fprintf(stderr, "hermit: recorded %s (%llu events) in %s\n", id.c_str(),

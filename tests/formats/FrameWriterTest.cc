@@ -1,5 +1,6 @@
 // FrameWriter writes frames from a thread of its own: the frames must be on disk in the order the batches
-// were handed over, where frames() says, and a write that fails must reach the recording thread.
+// were handed over, where frames() says, each after the work handed over with it, and a write that fails
+// must reach the recording thread.
 
 #include "formats/FrameWriter.h"
 #include "TestRecordings.h"
@@ -11,6 +12,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <span>
@@ -58,6 +60,22 @@ TEST(FrameWriter, WritesTheBatchesInOrderWhereItsFramesSay) {
             expected_first += batches[index].size();
         }
     }
+}
+
+TEST(FrameWriter, RunsTheWorkOfABatchBeforeItsFrameAndWritesNoFrameForNoEvents) {
+    test::TemporaryDirectory temporary;
+    const auto path = temporary.path() / "events.hrec";
+    FrameWriter writer(UniqueFd(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600)), path, "w");
+    std::vector<uint64_t> sizes_seen_before; // events.hrec's size when each batch's work ran
+    auto note_size = [&] { sizes_seen_before.push_back(std::filesystem::file_size(path)); };
+    writer.submit(0, {}, note_size);
+    writer.submit(0, test::every_kind_of_event(), note_size);
+    writer.submit(test::every_kind_of_event().size(), {}, note_size);
+    writer.drain();
+
+    ASSERT_EQ(writer.frames().size(), 1u);
+    EXPECT_EQ(sizes_seen_before, (std::vector<uint64_t>{0, 0, writer.file_bytes()}));
+    EXPECT_EQ(std::filesystem::file_size(path), writer.file_bytes());
 }
 
 TEST(FrameWriter, AFailedWriteReachesDrainAndTheNextSubmit) {

@@ -160,6 +160,7 @@ TEST(Recording, FlushMakesEventsVisibleBeforeFinish) {
     TemporaryDirectory temporary;
     const auto directory = temporary.path() / "rec";
     RecordingWriter writer(directory, test::sample_meta("live-1"));
+    writer.flush();
     const auto events = test::every_kind_of_event();
     for (const auto& event : events) {
         writer.append(event);
@@ -388,6 +389,7 @@ TEST(Recording, AddFileWritesTheMetadataWithTheNextFrameNotAtOnce) {
     const auto directory = temporary.path() / "rec";
     const auto input = input_file(temporary, "abc");
     RecordingWriter writer(directory, test::sample_meta("batched-1"));
+    writer.flush();
     writer.add_file("/data/a.txt", input);
     writer.add_file("/data/b.txt", input);
     EXPECT_TRUE(RecordingReader(directory).meta().files.empty());
