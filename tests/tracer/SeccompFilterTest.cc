@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstddef>
@@ -172,21 +173,28 @@ TEST(SeccompFilter, LetsTheTrustedCallSiteThroughForItsSyscallsOnly) {
     munmap(page, 4096);
 }
 
-// Runs `program` for syscall `number` of x86_64 as the kernel's seccomp action cache does when it proves a
-// syscall always allowed: knowing only arch and number. nullopt when the way reads anything else.
-std::optional<uint32_t> action_knowing_only_the_number(const std::vector<sock_filter>& program, int number) {
+// What a filter program did with one syscall, run as the kernel runs it.
+struct FilterRun {
+    std::optional<uint32_t> action;      // nullopt: an instruction this interpreter does not know
+    size_t steps = 0;                    // instructions run
+    bool read_beyond_the_number = false; // read more than arch and number
+};
+
+FilterRun run_filter(const std::vector<sock_filter>& program, const seccomp_data& data) {
+    FilterRun run;
     uint32_t accumulator = 0;
     for (size_t index = 0; index < program.size(); index++) {
         const sock_filter& instruction = program[index];
+        run.steps++;
         switch (instruction.code) {
         case BPF_LD | BPF_W | BPF_ABS:
-            if (instruction.k == offsetof(seccomp_data, nr)) {
-                accumulator = static_cast<uint32_t>(number);
-            } else if (instruction.k == offsetof(seccomp_data, arch)) {
-                accumulator = AUDIT_ARCH_X86_64;
-            } else {
-                return std::nullopt;
+            if (instruction.k + sizeof accumulator > sizeof data) {
+                return run;
             }
+            std::memcpy(&accumulator, reinterpret_cast<const uint8_t*>(&data) + instruction.k,
+                        sizeof accumulator);
+            run.read_beyond_the_number |=
+                instruction.k != offsetof(seccomp_data, nr) && instruction.k != offsetof(seccomp_data, arch);
             break;
         case BPF_ALU | BPF_AND | BPF_K:
             accumulator &= instruction.k;
@@ -207,12 +215,55 @@ std::optional<uint32_t> action_knowing_only_the_number(const std::vector<sock_fi
             index += (accumulator & instruction.k) != 0 ? instruction.jt : instruction.jf;
             break;
         case BPF_RET | BPF_K:
-            return instruction.k;
+            run.action = instruction.k;
+            return run;
         default:
-            return std::nullopt;
+            return run;
         }
     }
-    return std::nullopt;
+    return run;
+}
+
+seccomp_data syscall_data(int number, uint64_t first_argument = 0) {
+    seccomp_data data{};
+    data.nr = number;
+    data.arch = AUDIT_ARCH_X86_64;
+    data.args[0] = first_argument;
+    return data;
+}
+
+// As the kernel's seccomp action cache runs a filter when it proves a syscall always allowed: knowing only
+// arch and number. nullopt when the way reads anything else.
+std::optional<uint32_t> action_knowing_only_the_number(const std::vector<sock_filter>& program, int number) {
+    const FilterRun run = run_filter(program, syscall_data(number));
+    return run.read_beyond_the_number ? std::nullopt : run.action;
+}
+
+// A recording's filter traps about 150 numbers; a syscall the action cache cannot answer (a conditional
+// trap's number) must not walk them all. Every number up to 450 gets its own answer, and each condition
+// of a number counts (the notifying filter once looked at the first only).
+TEST(SeccompFilter, FindsTheNumberInFewStepsAmongManyTrapped) {
+    std::set<int> trapped;
+    for (int number = 0; number < 450; number += 3) {
+        trapped.insert(number);
+    }
+    const std::vector<ConditionalTrap> conditional = {
+        {SYS_write, 0, 0xffffffff, 2}, {SYS_write, 0, 0xffffffff, 5}, {SYS_openat, 2, O_ACCMODE, O_WRONLY}};
+    for (const SeccompFilter& filter :
+         {SeccompFilter(trapped, conditional), SeccompFilter::notifying(trapped, conditional)}) {
+        size_t most_steps = 0;
+        for (int number = 0; number < 450; number++) {
+            const FilterRun run = run_filter(filter.program(), syscall_data(number, 3));
+            const bool expected_trapped = trapped.contains(number);
+            ASSERT_TRUE(run.action) << number;
+            EXPECT_EQ(*run.action != SECCOMP_RET_ALLOW, expected_trapped) << number;
+            most_steps = std::max(most_steps, run.steps);
+        }
+        EXPECT_LE(most_steps, 40u) << "a linear search runs about " << trapped.size();
+        EXPECT_NE(run_filter(filter.program(), syscall_data(SYS_write, 5)).action, SECCOMP_RET_ALLOW);
+        EXPECT_NE(run_filter(filter.program(), syscall_data(SYS_write, 2)).action, SECCOMP_RET_ALLOW);
+        EXPECT_EQ(run_filter(filter.program(), syscall_data(SYS_write, 4)).action, SECCOMP_RET_ALLOW);
+    }
 }
 
 TEST(SeccompFilter, AnUntrappedSyscallIsAllowedKnowingOnlyItsNumber) {
