@@ -57,11 +57,10 @@ void FrameWriter::drain() {
 }
 
 void FrameWriter::finish(uint64_t first_index, std::vector<Event> batch, std::function<void()> before) {
+    drain();
     {
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return (!waiting_ && !writing_) || failure_; });
+        std::lock_guard lock(mutex_);
         stopping_ = true;
-        rethrow_failure();
     }
     changed_.notify_all();
     write(Batch{first_index, std::move(batch), std::move(before)});

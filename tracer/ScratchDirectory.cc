@@ -89,7 +89,9 @@ const std::filesystem::path& ScratchDirectory::path() {
         errno = cause;
         return path_;
     }
-    std::filesystem::permissions(pattern, permissions_, error);
+    if (permissions_ != std::filesystem::perms::owner_all) {
+        std::filesystem::permissions(pattern, permissions_, error);
+    }
     if (error) {
         std::filesystem::remove(pattern, error);
         errno = EPERM;

@@ -39,6 +39,16 @@ public:
     void place(Label label) { targets_[label] = program_.size(); }
     void add(sock_filter instruction) { program_.push_back(instruction); }
     void load(uint32_t offset) { add(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset)); }
+    // Loads the number of an x86_64 syscall; one of another architecture jumps to `other_architecture`.
+    void load_x86_64_number(Label other_architecture) {
+        load(offsetof(seccomp_data, arch));
+        jump_unless(BPF_JEQ, AUDIT_ARCH_X86_64, other_architecture);
+        load(offsetof(seccomp_data, nr));
+    }
+    void return_at(Label label, uint32_t action) {
+        place(label);
+        add(BPF_STMT(BPF_RET | BPF_K, action));
+    }
     void jump(Label label) {
         jumps_.emplace_back(program_.size(), label);
         add(BPF_STMT(BPF_JMP | BPF_JA | BPF_K, 0));
@@ -157,10 +167,8 @@ SeccompFilter::SeccompFilter(const std::set<int>& trapped, const std::vector<Con
         const ProgramWriter::Label trace = writer.new_label();
         const ProgramWriter::Label allow = writer.new_label();
         dispatch(writer, trapped, conditions_by_number(conditional, trapped), trace, allow);
-        writer.place(trace);
-        writer.add(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE));
-        writer.place(allow);
-        writer.add(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+        writer.return_at(trace, SECCOMP_RET_TRACE);
+        writer.return_at(allow, SECCOMP_RET_ALLOW);
         writer.finish();
     }
     let_through(call_site);
@@ -179,9 +187,7 @@ void SeccompFilter::let_through(const TrustedCallSite& call_site) {
     ProgramWriter writer(check);
     const ProgramWriter::Label pointer_check = writer.new_label();
     const ProgramWriter::Label program = writer.new_label();
-    writer.load(offsetof(seccomp_data, arch));
-    writer.jump_unless(BPF_JEQ, AUDIT_ARCH_X86_64, program);
-    writer.load(offsetof(seccomp_data, nr));
+    writer.load_x86_64_number(program);
     dispatch(writer, call_site.syscalls, {}, pointer_check, program);
     writer.place(pointer_check);
     writer.load(offsetof(seccomp_data, instruction_pointer));
@@ -206,14 +212,10 @@ SeccompFilter SeccompFilter::on_descriptors(const std::set<int>& syscalls, const
     ProgramWriter writer(filter.program_);
     const ProgramWriter::Label trace = writer.new_label();
     const ProgramWriter::Label allow = writer.new_label();
-    writer.load(offsetof(seccomp_data, arch));
-    writer.jump_unless(BPF_JEQ, AUDIT_ARCH_X86_64, allow);
-    writer.load(offsetof(seccomp_data, nr));
+    writer.load_x86_64_number(allow);
     dispatch(writer, {}, conditions_by_number(conditions, {}), trace, allow);
-    writer.place(trace);
-    writer.add(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE));
-    writer.place(allow);
-    writer.add(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    writer.return_at(trace, SECCOMP_RET_TRACE);
+    writer.return_at(allow, SECCOMP_RET_ALLOW);
     writer.finish();
     return filter;
 }
@@ -227,19 +229,15 @@ SeccompFilter SeccompFilter::notifying(const std::set<int>& syscalls,
     const ProgramWriter::Label notify = writer.new_label();
     const ProgramWriter::Label allow = writer.new_label();
     // Another architecture's syscalls are the ptrace filter's to kill.
-    writer.load(offsetof(seccomp_data, arch));
-    writer.jump_unless(BPF_JEQ, AUDIT_ARCH_X86_64, allow);
-    writer.load(offsetof(seccomp_data, nr));
+    writer.load_x86_64_number(allow);
     dispatch(writer, syscalls, conditions_by_number(conditional, syscalls), marker_check, allow);
     writer.place(marker_check);
     writer.load(offsetof(seccomp_data, args[5]));
     writer.jump_unless(BPF_JEQ, static_cast<uint32_t>(kRetraceMarker), notify);
     writer.load(offsetof(seccomp_data, args[5]) + 4);
     writer.jump_if(BPF_JEQ, static_cast<uint32_t>(kRetraceMarker >> 32), allow);
-    writer.place(notify);
-    writer.add(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF));
-    writer.place(allow);
-    writer.add(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    writer.return_at(notify, SECCOMP_RET_USER_NOTIF);
+    writer.return_at(allow, SECCOMP_RET_ALLOW);
     writer.finish();
     filter.let_through(call_site);
     return filter;
