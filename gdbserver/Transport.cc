@@ -5,6 +5,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,9 +30,24 @@ sockaddr_in loopback_address(uint16_t port) {
 }
 
 // Packets are small and latency-bound (one request, one reply), so Nagle's delay only slows gdb down.
+// (A Unix domain socket has no such delay, and refuses the option.)
 void disable_nagle(int fd) {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+// Waits until `fd` is readable (true) or `cancel` is (false); `timeout_ms` as poll's. A timeout is false.
+bool readable_before_cancel(int fd, int cancel, int timeout_ms) {
+    pollfd entries[2] = {{fd, POLLIN, 0}, {cancel, POLLIN, 0}};
+    const nfds_t count = cancel >= 0 ? 2 : 1;
+    int ready = 0;
+    do {
+        ready = poll(entries, count, timeout_ms);
+    } while (ready < 0 && errno == EINTR);
+    if (ready <= 0 || (count == 2 && entries[1].revents != 0)) {
+        return false;
+    }
+    return (entries[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0;
 }
 
 } // namespace
@@ -77,6 +93,9 @@ Socket Socket::connect_loopback(uint16_t port) {
 
 std::string Socket::read_some() {
     char buffer[4096];
+    if (cancel_ >= 0 && !readable_before_cancel(fd_.get(), cancel_, -1)) {
+        return {};
+    }
     for (;;) {
         ssize_t n = read(fd_.get(), buffer, sizeof buffer);
         if (n >= 0) {
@@ -94,12 +113,9 @@ std::string Socket::read_some() {
 }
 
 bool Socket::wait_readable(int timeout_ms) {
-    pollfd entry{fd_.get(), POLLIN, 0};
-    int ready = 0;
-    do {
-        ready = poll(&entry, 1, timeout_ms);
-    } while (ready < 0 && errno == EINTR);
-    return ready > 0 && (entry.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+    // A cancelled wait reads as the end of the stream: read_some() then reports it.
+    return readable_before_cancel(fd_.get(), cancel_, timeout_ms) ||
+           (cancel_ >= 0 && readable_before_cancel(cancel_, -1, 0));
 }
 
 void Socket::write_all(std::string_view data) {
@@ -115,7 +131,7 @@ void Socket::write_all(std::string_view data) {
     }
 }
 
-TcpListener TcpListener::listen_loopback(uint16_t port) {
+Listener Listener::listen_loopback(uint16_t port) {
     FileDescriptor fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (fd.get() < 0) {
         throw TransportError(port, "socket: " + errno_text());
@@ -133,15 +149,38 @@ TcpListener TcpListener::listen_loopback(uint16_t port) {
     if (getsockname(fd.get(), reinterpret_cast<sockaddr*>(&address), &length) != 0) {
         throw TransportError(port, "getsockname: " + errno_text());
     }
-    return TcpListener(std::move(fd), ntohs(address.sin_port));
+    return Listener(std::move(fd), ntohs(address.sin_port));
 }
 
-Socket TcpListener::accept() {
+Listener Listener::listen_local(const std::string& path) {
+    FileDescriptor fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (fd.get() < 0) {
+        throw TransportError(0, "socket: " + errno_text());
+    }
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    if (path.size() >= sizeof address.sun_path) {
+        throw TransportError(0, path + ": the path is too long for a Unix domain socket");
+    }
+    std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+    if (bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+        throw TransportError(0, path + ": " + errno_text());
+    }
+    if (listen(fd.get(), 1) != 0) {
+        throw TransportError(0, "listen: " + errno_text());
+    }
+    return Listener(std::move(fd), 0);
+}
+
+std::optional<Socket> Listener::accept(int cancel) {
     for (;;) {
+        if (cancel >= 0 && !readable_before_cancel(fd_.get(), cancel, -1)) {
+            return std::nullopt;
+        }
         int fd = accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC);
         if (fd >= 0) {
             disable_nagle(fd);
-            return Socket(FileDescriptor(fd));
+            return Socket(FileDescriptor(fd), cancel);
         }
         if (errno != EINTR) {
             throw TransportError(port_, "accept: " + errno_text());

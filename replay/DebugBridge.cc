@@ -1,8 +1,29 @@
 #include "DebugBridge.h"
 
+#include "formats/Error.h"
+
 #include <signal.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 
 namespace hermit::replay {
+
+namespace {
+
+// How often the server looks at gdb's connection while the guest runs.
+constexpr std::chrono::milliseconds kInterruptPoll{20};
+
+} // namespace
+
+DebugBridge::DebugBridge() : stop_requests_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    if (stop_requests_.get() < 0) {
+        throw Error(ErrorCode::TracerInternal, std::string("eventfd: ") + std::strerror(errno));
+    }
+}
 
 DebugBridge::~DebugBridge() {
     if (tracer_.joinable()) {
@@ -54,7 +75,7 @@ void DebugBridge::call(const std::function<void()>& work) {
     changed_.wait(lock, [this] { return work_done_ || state_ == State::Finished; });
 }
 
-bool DebugBridge::resume() {
+bool DebugBridge::resume(const std::function<bool()>& interrupted) {
     std::unique_lock lock(mutex_);
     if (state_ != State::Stopped) {
         return false;
@@ -62,7 +83,26 @@ bool DebugBridge::resume() {
     resume_ = true;
     state_ = State::Running;
     changed_.notify_all();
-    return wait_while_running(lock);
+    bool requested = false;
+    while (!changed_.wait_for(lock, kInterruptPoll, [this] { return state_ != State::Running; })) {
+        if (requested) {
+            continue;
+        }
+        lock.unlock();
+        requested = interrupted();
+        lock.lock();
+        if (requested && state_ == State::Running) {
+            request_stop();
+        }
+    }
+    return state_ == State::Stopped;
+}
+
+void DebugBridge::request_stop() {
+    const uint64_t one = 1;
+    if (write(stop_requests_.get(), &one, sizeof one) != sizeof one) {
+        throw Error(ErrorCode::TracerInternal, std::string("eventfd write: ") + std::strerror(errno));
+    }
 }
 
 void DebugBridge::release() {
@@ -78,6 +118,9 @@ void DebugBridge::abort() {
     {
         std::lock_guard lock(mutex_);
         abort_ = true;
+        if (state_ == State::Running) {
+            request_stop(); // its stop throws DebugRunAborted
+        }
         changed_.notify_all();
     }
     join();

@@ -4,6 +4,12 @@
 // debugger the tracer thread waits here (inside a DebugHook call) and executes the server thread's
 // requests one by one, until the server resumes the guest or aborts the run. Everything the server does
 // to the guest goes through call(), so there is a single path to the stopped threads.
+//
+// While the guest runs, the server thread looks at gdb's connection every few milliseconds (only to
+// notice Ctrl-C or a vanished gdb soon: nothing depends on when it looks); to stop the guest it writes to
+// stop_requests(), an eventfd the Session polls (Session::set_debug_hook).
+
+#include "formats/FileIo.h"
 
 #include <condition_variable>
 #include <deque>
@@ -20,7 +26,7 @@ struct DebugRunAborted {};
 
 class DebugBridge {
 public:
-    DebugBridge() = default;
+    DebugBridge();
     DebugBridge(const DebugBridge&) = delete;
     DebugBridge& operator=(const DebugBridge&) = delete;
     ~DebugBridge(); // aborts and joins a run still going
@@ -31,12 +37,15 @@ public:
     // Server thread, guest stopped: runs `work` on the tracer thread and waits for it.
     void call(const std::function<void()>& work);
     // Server thread, guest stopped: lets the guest go on and waits for the next stop; false when the run
-    // ended instead (see exit_status()).
-    bool resume();
+    // ended instead (see exit_status()). When `interrupted` returns true, the guest is asked to stop.
+    bool resume(const std::function<bool()>& interrupted);
     // Server thread: lets the guest go on without waiting (detach).
     void release();
-    // Server thread: ends the run (the guest is killed) and waits for the tracer thread.
+    // Server thread: ends the run (the guest is killed) and waits for the tracer thread; a running guest is
+    // stopped first.
     void abort();
+    // The eventfd the Session polls for the debugger's stop requests.
+    int stop_requests() const { return stop_requests_.get(); }
     // Server thread: waits for the run to end.
     void join();
     // After the run ended: the Session's exit status, nullopt when it was aborted. Rethrows its error.
@@ -50,6 +59,7 @@ private:
     enum class State { Running, Stopped, Finished };
 
     bool wait_while_running(std::unique_lock<std::mutex>& lock);
+    void request_stop();
 
     mutable std::mutex mutex_;
     std::condition_variable changed_;
@@ -60,6 +70,7 @@ private:
     bool abort_ = false;
     std::optional<int> exit_status_;
     std::exception_ptr error_;
+    UniqueFd stop_requests_;
     std::thread tracer_;
 };
 

@@ -4,18 +4,22 @@
 #include "ReplayRun.h"
 #include "Replayer.h"
 #include "formats/Error.h"
+#include "formats/FileIo.h"
 #include "formats/RecordingStore.h"
 #include "gdbserver/Connection.h"
 #include "gdbserver/GdbServer.h"
 #include "gdbserver/Transport.h"
 #include "tracer/ExecutableResolver.h"
+#include "tracer/ScratchDirectory.h"
 
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -37,9 +41,36 @@ bool gdb_in_path() {
     return false;
 }
 
-// Becomes gdb connected to `port` (this process), leaving hermit to go on in a child process that is
-// in its own process group, so that the terminal's Ctrl-C reaches gdb only (gdb forwards it).
-void hand_terminal_to_gdb(const std::string& executable, uint16_t port) {
+// SIGINT, SIGTERM and SIGHUP end a debugging session at any time, whatever the server waits for: they are
+// blocked in every thread (the tracer thread inherits the mask) and read from a signalfd whose readability
+// cancels the server's waits for gdb (gdbserver/Transport.h). The Session leaves them to the server.
+class TerminationSignals {
+public:
+    TerminationSignals() {
+        sigset_t signals;
+        sigemptyset(&signals);
+        for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+            sigaddset(&signals, signal_number);
+        }
+        pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+        descriptor_ = UniqueFd(signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK));
+    }
+    int descriptor() const { return descriptor_.get(); }
+    // The signal that came (taking it), 0 if none.
+    int received() {
+        signalfd_siginfo info{};
+        return read(descriptor_.get(), &info, sizeof info) == sizeof info ? static_cast<int>(info.ssi_signo)
+                                                                          : 0;
+    }
+
+private:
+    UniqueFd descriptor_;
+};
+
+// Becomes gdb connected to the private socket `address` (this process), leaving hermit to go on in a child
+// process that is in its own process group, so that the terminal's Ctrl-C reaches gdb only (gdb forwards
+// it).
+void hand_terminal_to_gdb(const std::string& executable, const std::string& address) {
     pid_t child = fork();
     if (child < 0) {
         throw Error(ErrorCode::GdbNotFound);
@@ -48,7 +79,11 @@ void hand_terminal_to_gdb(const std::string& executable, uint16_t port) {
         setpgid(0, 0);
         return;
     }
-    std::string connect = "target remote :" + std::to_string(port);
+    // gdb must not inherit the termination signals blocked for the server.
+    sigset_t none;
+    sigemptyset(&none);
+    pthread_sigmask(SIG_SETMASK, &none, nullptr);
+    std::string connect = "target remote " + address;
     std::vector<const char*> argv{"gdb"};
     if (!executable.empty()) {
         argv.push_back(executable.c_str());
@@ -114,18 +149,32 @@ int serve_debugger(DebugTarget::GuestSession session, const DebugServeOptions& o
     if (!options.serve_only && !gdb_in_path()) {
         throw Error(ErrorCode::GdbNotFound);
     }
-    std::optional<gdbserver::TcpListener> listener;
-    try {
-        listener.emplace(gdbserver::TcpListener::listen_loopback(static_cast<uint16_t>(options.port)));
-    } catch (const gdbserver::TransportError& error) {
-        throw Error(ErrorCode::GdbserverBind, error.port(), error.reason());
-    }
+    TerminationSignals termination;
+    // gdb started by hermit connects through a Unix domain socket in a directory only this user can enter;
+    // --serve-only listens on loopback TCP, which any local user can reach (docs/USER_GUIDE.md).
+    std::optional<tracer::ScratchDirectory> private_directory;
+    std::optional<gdbserver::Listener> listener;
     if (options.serve_only) {
+        try {
+            listener.emplace(gdbserver::Listener::listen_loopback(static_cast<uint16_t>(options.port)));
+        } catch (const gdbserver::TransportError& error) {
+            throw Error(ErrorCode::GdbserverBind, error.port(), error.reason());
+        }
         std::fprintf(stderr, "hermit: gdbserver listening; connect with: gdb %s -ex 'target remote :%u'\n",
                      options.executable.c_str(), static_cast<unsigned>(listener->port()));
         std::fflush(stderr);
     } else {
-        hand_terminal_to_gdb(options.executable, listener->port());
+        private_directory.emplace("gdb");
+        if (private_directory->path().empty()) {
+            throw Error(ErrorCode::GdbChannel, std::strerror(errno));
+        }
+        const std::string address = (private_directory->path() / "socket").string();
+        try {
+            listener.emplace(gdbserver::Listener::listen_local(address));
+        } catch (const gdbserver::TransportError& error) {
+            throw Error(ErrorCode::GdbChannel, error.reason());
+        }
+        hand_terminal_to_gdb(options.executable, address);
     }
 
     DebugTarget target(std::move(session), options.reversible, options.follow);
@@ -136,12 +185,20 @@ int serve_debugger(DebugTarget::GuestSession session, const DebugServeOptions& o
     if (options.goto_event > 0) {
         target.go_to_event(options.goto_event);
     }
-    gdbserver::Connection connection(listener->accept());
-    gdbserver::GdbServer::Outcome outcome = gdbserver::GdbServer(target, connection).serve();
-    if (outcome == gdbserver::GdbServer::Outcome::Disconnected) {
+    if (std::optional<gdbserver::Socket> socket = listener->accept(termination.descriptor())) {
+        gdbserver::Connection connection(std::move(*socket));
+        if (gdbserver::GdbServer(target, connection).serve() == gdbserver::GdbServer::Outcome::Disconnected) {
+            target.kill();
+        }
+    } else {
         target.kill();
     }
-    return target.finish().value_or(0);
+    const std::optional<int> status = target.finish();
+    if (const int signal_number = termination.received(); signal_number != 0) {
+        spdlog::info("ended by signal {}", signal_number);
+        return 128 + signal_number;
+    }
+    return status.value_or(0);
 }
 
 int debug_replay(const DebugReplayOptions& options) {

@@ -70,7 +70,7 @@ bool DebugTarget::start() {
             }
             run.add_interceptor(static_cast<tracer::SyscallInterceptor*>(this));
             run.add_event_sink(static_cast<tracer::EventSink*>(this));
-            run.session().set_debug_hook(static_cast<tracer::DebugHook*>(this));
+            run.session().set_debug_hook(static_cast<tracer::DebugHook*>(this), bridge_->stop_requests());
         });
     });
 }
@@ -186,30 +186,31 @@ bool DebugTarget::write_memory(uint64_t address, std::span<const uint8_t> bytes)
     return written;
 }
 
-StopReason DebugTarget::resume(const gdbserver::ResumeRequest& request, const gdbserver::InterruptCheck&) {
+StopReason DebugTarget::resume(const gdbserver::ResumeRequest& request,
+                               const gdbserver::InterruptCheck& interrupted) {
     const gdbserver::ThreadResume* action = request.action_for(stop_.thread);
     const Motion motion =
         action != nullptr && action->kind == gdbserver::ResumeKind::Step ? Motion::Step : Motion::Continue;
     if (!timeline_) {
-        return run_forward(motion).reason;
+        return run_forward(motion, interrupted).reason;
     }
     const StopSet armed = armed_stops();
-    EngineStop stop = run_forward(motion);
+    EngineStop stop = run_forward(motion, interrupted);
     timeline_->moved_forward(motion, armed, stop);
     return stop.reason;
 }
 
-EngineStop DebugTarget::run_forward(Motion motion) {
+EngineStop DebugTarget::run_forward(Motion motion, const gdbserver::InterruptCheck& interrupted) {
     // gdb lifts a breakpoint at the pc before resuming; the timeline's own runs do not, so step over it
     // here, or the thread would stop at it again at once.
     const uint64_t pc = stop_pc_;
     bool planted_at_pc = false;
     on_tracer([&] { planted_at_pc = breakpoints_.contains(pc); });
     if (!planted_at_pc) {
-        return advance(motion);
+        return advance(motion, interrupted);
     }
     on_tracer([&] { unplant_breakpoint(pc); });
-    EngineStop stepped = advance(motion == Motion::StepAnyThread ? motion : Motion::Step);
+    EngineStop stepped = advance(motion == Motion::StepAnyThread ? motion : Motion::Step, interrupted);
     if (stepped.ended()) {
         return stepped;
     }
@@ -217,13 +218,13 @@ EngineStop DebugTarget::run_forward(Motion motion) {
     if (motion != Motion::Continue || stepped.reason.kind != StopReason::Kind::Signal) {
         return stepped;
     }
-    return advance(motion);
+    return advance(motion, interrupted);
 }
 
-EngineStop DebugTarget::advance(Motion motion) {
+EngineStop DebugTarget::advance(Motion motion, const gdbserver::InterruptCheck& interrupted) {
     motion_ = motion;
-    if (bridge_->resume()) {
-        return EngineStop{stop_, stop_pc_, stop_at_event_};
+    if (bridge_->resume(interrupted)) {
+        return EngineStop{stop_, stop_pc_, stop_at_event_, stop_at_exit_, stop_interrupted_};
     }
     return EngineStop{end_of_run(), 0};
 }
@@ -266,6 +267,7 @@ EngineStop DebugTarget::restart() {
     replayer_ = nullptr;
     armed_event_.reset();
     stop_at_event_ = false;
+    stop_at_exit_ = false;
     breakpoints_.clear();
     // Armed again at the first stop: a watch armed from the exec on would stop the dynamic loader (and,
     // emulated, single-step all of it).
@@ -279,7 +281,7 @@ EngineStop DebugTarget::restart() {
         throw Error(ErrorCode::TimelineLost, "the replay ended before its first stop");
     }
     arm(armed);
-    return EngineStop{stop_, stop_pc_, stop_at_event_};
+    return EngineStop{stop_, stop_pc_, stop_at_event_, stop_at_exit_, stop_interrupted_};
 }
 
 StopSet DebugTarget::armed_stops() {
@@ -726,7 +728,61 @@ tracer::DebugResume DebugTarget::on_trap(tracer::Task& task, int si_code,
     if (!stop) {
         return watch_step ? tracer::DebugResume::Resume : tracer::DebugResume::NotMine;
     }
-    stop_ = *stop;
+    report_stop(task, *stop, stopped);
+    return tracer::DebugResume::Resume;
+}
+
+void DebugTarget::on_signal(tracer::Task& task, int signal_number,
+                            const std::vector<tracer::Task*>& stopped) {
+    if (detached_ || task.pid() != debugged_pid_) {
+        return;
+    }
+    // The signal ends a step of its thread, as natively: gdb sees the signal.
+    stepping_.erase(task.host_tid());
+    watch_steps_.erase(task.host_tid());
+    StopReason stop;
+    stop.thread = thread_id(task);
+    stop.signal = signal_number;
+    stop_at_event_ = false;
+    report_stop(task, stop, stopped);
+}
+
+void DebugTarget::on_process_exit(tracer::Task& task, const std::vector<tracer::Task*>& stopped) {
+    // The end is a stop to go back from; a live run cannot go back, and gdb sees its exit at once.
+    if (!timeline_ || detached_ || task.pid() != debugged_pid_) {
+        return;
+    }
+    stepping_.erase(task.host_tid());
+    watch_steps_.erase(task.host_tid());
+    StopReason stop;
+    stop.thread = thread_id(task);
+    stop.signal = SIGKILL;
+    stop_at_event_ = false;
+    stop_at_exit_ = true;
+    report_stop(task, stop, stopped);
+    stop_at_exit_ = false;
+}
+
+void DebugTarget::on_interrupt(tracer::Task& task, const std::vector<tracer::Task*>& stopped) {
+    // gdb sees one process: a thread of it shows the stop when another process's thread was interrupted.
+    tracer::Task* shown = &task;
+    for (tracer::Task* thread : stopped) {
+        if (shown->pid() != debugged_pid_ && thread->pid() == debugged_pid_) {
+            shown = thread;
+        }
+    }
+    StopReason stop;
+    stop.thread = thread_id(*shown);
+    stop.signal = SIGINT;
+    stop_at_event_ = false;
+    stop_interrupted_ = true;
+    report_stop(*shown, stop, stopped);
+    stop_interrupted_ = false;
+}
+
+void DebugTarget::report_stop(tracer::Task& task, const StopReason& stop,
+                              const std::vector<tracer::Task*>& stopped) {
+    stop_ = stop;
     stop_pc_ = task.registers().rip;
     stop_host_tid_ = task.host_tid();
     stopped_.clear();
@@ -740,7 +796,6 @@ tracer::DebugResume DebugTarget::on_trap(tracer::Task& task, int si_code,
         throw;
     }
     stopped_.clear();
-    return tracer::DebugResume::Resume;
 }
 
 } // namespace hermit::replay

@@ -114,9 +114,9 @@ private:
     EngineStop restart() override;
     StopSet armed_stops() override;
     void arm(const StopSet& stops) override;
-    EngineStop run_forward(Motion motion) override;
+    EngineStop run_forward(Motion motion, const gdbserver::InterruptCheck& interrupted) override;
     // Lets the guest go on and waits for its next stop or its end.
-    EngineStop advance(Motion motion);
+    EngineStop advance(Motion motion, const gdbserver::InterruptCheck& interrupted);
     gdbserver::StopReason end_of_run();
 
     // Tracer thread.
@@ -127,8 +127,14 @@ private:
     tracer::SyscallDecision on_entry(tracer::Task&, const tracer::SyscallStop&) override {
         return tracer::SyscallDecision::pass();
     }
+    void on_signal(tracer::Task& task, int signal_number, const std::vector<tracer::Task*>& stopped) override;
+    void on_process_exit(tracer::Task& task, const std::vector<tracer::Task*>& stopped) override;
+    void on_interrupt(tracer::Task& task, const std::vector<tracer::Task*>& stopped) override;
     void on_exec(tracer::Task& task) override;
     void on_event(const Event& event) override;
+    // Shows gdb `stop` of `task` and serves it until it resumes the guest.
+    void report_stop(tracer::Task& task, const gdbserver::StopReason& stop,
+                     const std::vector<tracer::Task*>& stopped);
 
     // The classified stop, or nullopt when the trap is not the debugger's. `watch_step`: the step was
     // only the watchpoint emulation's, which stops only at a write.
@@ -169,6 +175,8 @@ private:
     gdbserver::StopReason stop_;
     uint64_t stop_pc_ = 0;
     bool stop_at_event_ = false;
+    bool stop_at_exit_ = false;
+    bool stop_interrupted_ = false;
     pid_t stop_host_tid_ = 0;
     std::vector<tracer::Task*> stopped_;
     uint64_t event_count_ = 0;

@@ -36,15 +36,21 @@ struct StopSet {
 };
 
 // A stop of the forward run: its reason and the program counter of the stopped thread (for a breakpoint,
-// the breakpoint's address).
+// the breakpoint's address). A signal the guest receives and the end of the debugged process are stops
+// whatever is armed: gdb sees the crash where it happens, and the end as SIGKILL with the process still
+// there, as rr shows it, so that reverse execution can start from either.
 struct EngineStop {
     gdbserver::StopReason reason;
     uint64_t pc = 0;
     bool at_event = false; // the stop for StopSet::event
+    bool at_exit = false;  // the debugged process ends here
+    // Stopped where gdb's Ctrl-C found the guest: without an instruction counter, no replay can name
+    // this position again.
+    bool interrupted = false;
 
     bool ended() const;
     // Whether a forward run with `stops` armed would have stopped here: a hit of one of its breakpoints or
-    // watchpoints, or a single step that landed on one of its breakpoints.
+    // watchpoints, a single step that landed on one of its breakpoints, a guest signal or the exit.
     bool belongs_to(const StopSet& stops) const;
 };
 
@@ -57,7 +63,8 @@ public:
     virtual StopSet armed_stops() = 0;
     virtual void arm(const StopSet& stops) = 0;
     // Runs forward to the next stop (see Motion); a breakpoint at the current pc does not stop it again.
-    virtual EngineStop run_forward(Motion motion) = 0;
+    // When `interrupted` returns true (gdb's Ctrl-C, or gdb gone) the guest stops where it is.
+    virtual EngineStop run_forward(Motion motion, const gdbserver::InterruptCheck& interrupted) = 0;
 };
 
 } // namespace hermit::replay

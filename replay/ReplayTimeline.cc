@@ -33,10 +33,15 @@ bool EngineStop::belongs_to(const StopSet& stops) const {
     if (at_event) {
         return stops.event.has_value();
     }
+    if (at_exit) {
+        return true;
+    }
     switch (reason.kind) {
+    case StopReason::Kind::Signal:
+        // A step's end is a SIGTRAP stop; any other signal is the guest's, a stop whatever is armed.
+        return reason.signal != SIGTRAP || stops.breakpoints.contains(pc);
     case StopReason::Kind::SoftwareBreakpoint:
     case StopReason::Kind::HardwareBreakpoint:
-    case StopReason::Kind::Signal:
         return stops.breakpoints.contains(pc);
     case StopReason::Kind::Watchpoint:
         return std::any_of(stops.watches.begin(), stops.watches.end(), [this](const WatchRange& watch) {
@@ -51,6 +56,9 @@ void ReplayTimeline::moved_forward(Motion motion, const StopSet& stops, const En
     if (stop.ended()) {
         return; // the replay is over: gdb sees the exit, and nothing is left to go back in
     }
+    if (stop.interrupted) {
+        return; // no name for this position: the path stays at the last stop that has one
+    }
     if (!path_.empty() && path_.back().motion == motion && path_.back().stops == stops) {
         ++path_.back().count;
         return;
@@ -59,10 +67,25 @@ void ReplayTimeline::moved_forward(Motion motion, const StopSet& stops, const En
 }
 
 StopReason ReplayTimeline::reverse_resume(gdbserver::ResumeKind kind, const gdbserver::ThreadId&,
-                                          const gdbserver::InterruptCheck&) {
-    if (kind == gdbserver::ResumeKind::Continue) {
-        return reverse_continue();
+                                          const gdbserver::InterruptCheck& interrupted) {
+    interrupted_ = interrupted;
+    try {
+        StopReason reason = kind == gdbserver::ResumeKind::Continue ? reverse_continue() : reverse_step();
+        interrupted_ = [] { return false; };
+        return reason;
+    } catch (const Interrupted&) {
+        interrupted_ = [] { return false; };
+        StopReason reason = replay_path(path_).reason;
+        reason.kind = StopReason::Kind::Signal;
+        reason.signal = SIGINT;
+        return reason;
+    } catch (...) {
+        interrupted_ = [] { return false; };
+        throw;
     }
+}
+
+StopReason ReplayTimeline::reverse_step() {
     std::optional<std::vector<Leg>> previous = previous_instruction(path_);
     if (!previous) {
         return at_beginning();
@@ -79,7 +102,10 @@ void ReplayTimeline::run_leg(const Leg& leg, const StopSet& armed,
     engine_.arm(armed);
     uint64_t taken = 0;
     while (taken < leg.count) {
-        EngineStop stop = engine_.run_forward(leg.motion);
+        EngineStop stop = engine_.run_forward(leg.motion, interrupted_);
+        if (stop.interrupted) {
+            throw Interrupted{};
+        }
         if (stop.ended()) {
             throw Error(ErrorCode::TimelineLost, "the replay ended before reaching an earlier stop again");
         }
@@ -207,7 +233,10 @@ std::optional<std::vector<Leg>> ReplayTimeline::previous_instruction(const std::
     engine_.arm(last.stops);
     stretch_ = Stretch{previous, {}};
     for (;;) {
-        EngineStop stop = engine_.run_forward(Motion::StepAnyThread);
+        if (interrupted_()) {
+            throw Interrupted{};
+        }
+        EngineStop stop = engine_.run_forward(Motion::StepAnyThread, interrupted_);
         if (stop.ended()) {
             throw Error(ErrorCode::TimelineLost, "the replay ended before reaching the current stop again");
         }

@@ -15,6 +15,10 @@
 //   a continue leg, the stop before it plus as many single steps (of any thread) as it took minus one;
 //   the pcs of such a stepped stretch are remembered, so further steps back replay without stepping.
 // Checkpoints (`monitor checkpoint`) are saved paths, so `monitor restart N` is a replay of that path.
+//
+// gdb's Ctrl-C stops a forward run wherever the guest is: that position has no name (no instruction
+// counter), so the path stays at the last named stop, and a continue with the same stops armed still
+// names its next stop exactly. Ctrl-C during a reverse operation goes back to where it started.
 
 #include "ReplayEngine.h"
 #include "gdbserver/Target.h"
@@ -53,7 +57,11 @@ public:
     bool restart_at(size_t checkpoint);
 
 private:
+    // Thrown out of a replay of legs when gdb asks for a stop.
+    struct Interrupted {};
+
     gdbserver::StopReason reverse_continue();
+    gdbserver::StopReason reverse_step();
     // The path to the instruction before the end of `path` (nullopt: `path` is the start of the replay).
     std::optional<std::vector<Leg>> previous_instruction(const std::vector<Leg>& path);
     // Starts the replay over and runs the legs of `path`; returns the last stop (the first stop of the
@@ -76,6 +84,8 @@ private:
     };
 
     ReplayEngine& engine_;
+    // gdb's Ctrl-C during the current reverse operation; never outside one.
+    gdbserver::InterruptCheck interrupted_ = [] { return false; };
     Stretch stretch_;
     std::vector<Leg> path_;
     std::vector<std::vector<Leg>> checkpoints_;

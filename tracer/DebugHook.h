@@ -5,9 +5,11 @@
 //
 // The hook sees every SIGTRAP that is not a signal sent by a process (a breakpoint, the end of a single
 // step, a hardware watchpoint) and decides whether it was the debugger's: then the trap never reaches the
-// guest and the thread goes on. before_resume() lets it prepare a thread (debug registers) each time the
-// Session resumes one, and decides whether the thread runs for one instruction only: asked at every
-// resume, it also keeps a step going across the trapped syscalls the Session handles on the way.
+// guest and the thread goes on. It also sees every other signal before its delivery, and every process's
+// end while its memory is still there: a debugger stops there (rr's crash-first debugging). before_resume()
+// lets it prepare a thread (debug registers) each time the Session resumes one, and decides whether the
+// thread runs for one instruction only: asked at every resume, it also keeps a step going across the trapped
+// syscalls the Session handles on the way.
 
 #include <sys/types.h>
 
@@ -29,6 +31,16 @@ public:
     // threads, `task` first; they are valid only during the call. The hook may block (a debugger
     // inspecting the guest) and may throw to end the Session (which then kills the guest).
     virtual DebugResume on_trap(Task& task, int si_code, const std::vector<Task*>& stopped) = 0;
+    // `task` is at the delivery stop of `signal_number` (one the debugger did not take as its trap). The
+    // Session delivers it when the call returns; a fatal one then ends the process. May block and throw,
+    // as on_trap.
+    virtual void on_signal(Task& task, int signal_number, const std::vector<Task*>& stopped) = 0;
+    // `task`'s process ends (exit_group, a fatal signal, or its last thread's exit): `task` is at its exit
+    // stop, with its registers and memory still there. May block and throw, as on_trap.
+    virtual void on_process_exit(Task& task, const std::vector<Task*>& stopped) = 0;
+    // `task` was interrupted because the debugger asked the guest to stop (Session::set_debug_hook), at
+    // whatever instruction it was. May block and throw, as on_trap.
+    virtual void on_interrupt(Task& task, const std::vector<Task*>& stopped) = 0;
     // Called right before the Session continues `task` (PTRACE_CONT, not PTRACE_SYSCALL); true makes it
     // a PTRACE_SINGLESTEP. Must not throw.
     virtual bool before_resume(Task& task) noexcept = 0;

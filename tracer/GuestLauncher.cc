@@ -4,7 +4,6 @@
 
 #include "formats/Error.h"
 
-#include <asm/prctl.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -210,9 +209,6 @@ void set_up_namespaces(const ChildPlan& plan) {
     }
     if (options.disable_aslr) {
         personality(ADDR_NO_RANDOMIZE);
-    }
-    if (options.trap_cpuid && syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) != 0) {
-        child_fail("arch_prctl(ARCH_SET_CPUID)");
     }
     if (options.trap_rdtsc && prctl(PR_SET_TSC, PR_TSC_SIGSEGV) != 0) {
         child_fail("prctl(PR_SET_TSC)");

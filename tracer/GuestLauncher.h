@@ -31,8 +31,7 @@ struct LaunchOptions {
     std::string cwd; // empty: inherit
     bool namespaces = true;
     bool disable_aslr = true;
-    bool trap_cpuid = false; // the caller checked that an interceptor emulates the faults
-    bool trap_rdtsc = false;
+    bool trap_rdtsc = false;               // the caller checked that an interceptor emulates the faults
     const SeccompFilter* filter = nullptr; // null: no seccomp and no ptrace (--namespace-only)
     // Stacked on `filter` with a listener for the tracer (SeccompFilter::notifying); null: none.
     const SeccompFilter* notifying_filter = nullptr;

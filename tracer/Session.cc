@@ -16,6 +16,7 @@
 #include "virt/GuestPathLookup.h"
 #include "virt/VirtualClock.h"
 
+#include <asm/prctl.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <poll.h>
@@ -205,6 +206,9 @@ struct Thread {
     int resume_request = PTRACE_CONT;
     int resume_signal = 0;
     bool interrupt_requested = false;
+    // PTRACE_INTERRUPTed for the debugger (Session::set_debug_hook's stop requests): its interrupt stop is
+    // the debugger's.
+    bool debugger_stop_requested = false;
     bool exit_reported = false;
     // A syscall that runs in the kernel and whose exit stop is awaited.
     bool awaiting_syscall_exit = false;
@@ -258,7 +262,9 @@ struct Session::State {
     bool killing = false;
     int termination_signal = 0;
     bool faults_enabled = false;
+    bool trap_cpuid = false; // CPUID faulting is armed at every exec
     DebugHook* debug_hook = nullptr;
+    int debugger_stop_requests = -1; // an eventfd the debugger writes to stop the guest, or -1
     virt::VirtualClock* virtual_clock = nullptr;
     TimerSource* timer_source = nullptr;
 
@@ -999,6 +1005,7 @@ struct Session::State {
         thread.guest_r9.reset();
         thread.guest_path_argument.reset();
         program_started = true;
+        const bool cpuid_armed = arm_cpuid_faulting(thread);
         for (SyscallInterceptor* interceptor : interceptors) {
             interceptor->on_exec(*thread.task);
         }
@@ -1006,7 +1013,28 @@ struct Session::State {
         if (thread.vfork_parent != 0 && deterministic()) {
             await_vfork_done(std::exchange(thread.vfork_parent, 0));
         }
-        keep_running(thread);
+        if (cpuid_armed) {
+            on_syscall_exit_stop(thread); // the arming left the thread at its execve's exit stop
+        } else {
+            keep_running(thread);
+        }
+    }
+
+    // The kernel turns CPUID faulting off at every exec: it is armed again in the new program before its
+    // first instruction (the dynamic loader asks CPUID early). False when it is not wanted.
+    bool arm_cpuid_faulting(Thread& thread) {
+        if (!trap_cpuid) {
+            return false;
+        }
+        const int64_t result =
+            thread.task->inject_syscall_after_exec(SYS_arch_prctl, {ARCH_SET_CPUID, 0, 0, 0, 0, 0});
+        if (result != 0) {
+            throw Error(ErrorCode::CpuidFaultingUnavailable,
+                        "arch_prctl(ARCH_SET_CPUID) after the exec of thread " +
+                            std::to_string(thread.task->tid()) +
+                            " failed: " + std::strerror(static_cast<int>(-result)));
+        }
+        return true;
     }
 
     // The kernel wakes a vfork parent once its child has exec'd or exited, and the parent reports
@@ -1056,9 +1084,12 @@ struct Session::State {
             thread.held_exit_status = shell_status(static_cast<int>(message));
             return;
         }
-        report_exit(thread, shell_status(static_cast<int>(message)));
         // exit(2) ends one thread; exit_group(2) and fatal signals end the whole process.
         const bool whole_process = thread.task->registers().orig_rax != SYS_exit;
+        if (debug_hook != nullptr && (whole_process || is_last_thread_of_process(thread))) {
+            debug_hook->on_process_exit(*thread.task, stopped_threads(thread));
+        }
+        report_exit(thread, shell_status(static_cast<int>(message)));
         const pid_t host_tid = thread.task->host_tid();
         const pid_t host_pid = thread.task->host_pid();
         const int32_t tid = thread.task->tid();
@@ -1148,6 +1179,9 @@ struct Session::State {
     }
 
     void on_interrupt_stop(Thread& thread) {
+        if (std::exchange(thread.debugger_stop_requested, false)) {
+            debug_hook->on_interrupt(*thread.task, stopped_threads(thread));
+        }
         if (mark_notified_restart(thread)) {
             return;
         }
@@ -1195,6 +1229,9 @@ struct Session::State {
     // The kernel never lets a signal with the default action kill a pid namespace's init, but the guest's
     // init is an ordinary program that expects `kill -SEGV $$` to end it. Deliver that death ourselves.
     void die_as_namespace_init(Thread& thread, int signal_number, int32_t sender) {
+        if (debug_hook != nullptr) {
+            debug_hook->on_process_exit(*thread.task, stopped_threads(thread)); // its end, before the kill
+        }
         emit(thread, SignalEvent{signal_number, 0, sender, true});
         initial_status = 128 + signal_number;
         kill_everything();
@@ -1224,11 +1261,8 @@ struct Session::State {
         return true;
     }
 
-    // A kernel-made SIGTRAP (si_code > 0: breakpoint, step, watchpoint) may belong to the debugger.
-    bool handled_by_debugger(Thread& thread, const siginfo_t& info) {
-        if (debug_hook == nullptr || info.si_code <= 0) {
-            return false;
-        }
+    // `thread` and every other guest thread the Session holds stopped, for the debug hook.
+    std::vector<Task*> stopped_threads(Thread& thread) {
         std::vector<Task*> stopped{thread.task.get()};
         for (auto& [host_tid, other] : threads) {
             if (&other != &thread &&
@@ -1237,7 +1271,15 @@ struct Session::State {
                 stopped.push_back(other.task.get());
             }
         }
-        DebugResume next = debug_hook->on_trap(*thread.task, info.si_code, stopped);
+        return stopped;
+    }
+
+    // A kernel-made SIGTRAP (si_code > 0: breakpoint, step, watchpoint) may belong to the debugger.
+    bool handled_by_debugger(Thread& thread, const siginfo_t& info) {
+        if (debug_hook == nullptr || info.si_code <= 0) {
+            return false;
+        }
+        DebugResume next = debug_hook->on_trap(*thread.task, info.si_code, stopped_threads(thread));
         if (next == DebugResume::NotMine) {
             return false;
         }
@@ -1276,6 +1318,9 @@ struct Session::State {
                     return;
                 }
             }
+        }
+        if (debug_hook != nullptr) {
+            debug_hook->on_signal(*thread.task, signal_number, stopped_threads(thread));
         }
         if (namespace_init_dies_of(thread, signal_number)) {
             die_as_namespace_init(thread, signal_number, info.si_pid);
@@ -1407,8 +1452,14 @@ struct Session::State {
     // Sleeps until a thread stops (SIGCHLD) or a notified syscall is answered, then true; false once a
     // termination signal comes or `timeout_ns` (negative: none) passes.
     bool wait_for_wakeup(int64_t timeout_ns) {
-        pollfd sources[2] = {{signals.get(), POLLIN, 0}, {notifications.descriptor(), POLLIN, 0}};
-        const nfds_t count = notifications.active() ? 2 : 1;
+        // The debugger's requests come last, so that an inactive notification descriptor can be left out.
+        pollfd sources[3] = {{signals.get(), POLLIN, 0},
+                             {notifications.descriptor(), POLLIN, 0},
+                             {debugger_stop_requests, POLLIN, 0}};
+        if (!notifications.active()) {
+            sources[1] = sources[2];
+        }
+        const nfds_t count = (notifications.active() ? 2 : 1) + (debugger_stop_requests >= 0 ? 1 : 0);
         timespec timeout{static_cast<time_t>(timeout_ns / 1'000'000'000),
                          static_cast<long>(timeout_ns % 1'000'000'000)};
         const int ready = ppoll(sources, count, timeout_ns < 0 ? nullptr : &timeout, nullptr);
@@ -1431,12 +1482,45 @@ struct Session::State {
                 }
             }
         }
-        if (count == 2 && (sources[1].revents & POLLIN) != 0) {
+        if (debugger_stop_requests >= 0 && (sources[count - 1].revents & POLLIN) != 0) {
+            uint64_t requests = 0;
+            if (read(debugger_stop_requests, &requests, sizeof requests) == sizeof requests) {
+                stop_for_debugger();
+            }
+        }
+        if (notifications.active() && (sources[1].revents & POLLIN) != 0) {
             on_notification();
-        } else if (count == 2 && sources[1].revents != 0) {
+        } else if (notifications.active() && sources[1].revents != 0) {
             notifications = SyscallNotifications{}; // no guest process is left to notify
         }
         return termination_signal == 0;
+    }
+
+    // The debugger wants the guest stopped: the running thread is interrupted, and its interrupt stop is
+    // the debugger's (on_interrupt_stop). When no thread runs, the holder (or any thread) stops at once.
+    void stop_for_debugger() {
+        Thread* running = find(holder);
+        if (running == nullptr || running->state != ThreadState::Running) {
+            running = nullptr;
+            for (auto& [host_tid, thread] : threads) {
+                if (thread.state == ThreadState::Running) {
+                    running = &thread;
+                    break;
+                }
+            }
+        }
+        if (running != nullptr) {
+            running->debugger_stop_requested = true;
+            ptrace(PTRACE_INTERRUPT, running->task->host_tid(), nullptr, nullptr);
+            return;
+        }
+        for (auto& [host_tid, thread] : threads) {
+            if (thread.state == ThreadState::Ready || thread.state == ThreadState::Blocked ||
+                thread.state == ThreadState::Waiting) {
+                debug_hook->on_interrupt(*thread.task, stopped_threads(thread));
+                return;
+            }
+        }
     }
 
     // The token holder has not stopped for a while: find out whether it is blocked in the kernel.
@@ -1718,8 +1802,9 @@ void Session::set_timer_source(TimerSource* timers) {
     state_->timer_source = timers;
 }
 
-void Session::set_debug_hook(DebugHook* hook) {
+void Session::set_debug_hook(DebugHook* hook, int stop_requests) {
     state_->debug_hook = hook;
+    state_->debugger_stop_requests = stop_requests;
 }
 
 int Session::run() {
@@ -1765,7 +1850,7 @@ int Session::run() {
             }
         }
     }
-    launch.trap_cpuid = options.trap_cpuid && state.faults_enabled;
+    state.trap_cpuid = options.trap_cpuid && state.faults_enabled;
     launch.trap_rdtsc = options.trap_rdtsc && state.faults_enabled;
     TrustedCallSite call_site{HERMIT_BUFFER_CALL_SITE_RETURN, {}};
     for (SyscallInterceptor* interceptor : state.interceptors) {
@@ -1782,10 +1867,14 @@ int Session::run() {
         launch.notifying_filter = &notifying;
     }
 
-    // Stops arrive as SIGCHLD and termination requests as signals: both are read from a signalfd.
+    // Stops arrive as SIGCHLD and termination requests as signals: both are read from a signalfd. Under a
+    // debugger that can stop the guest, termination is the debugger's to handle (it ends the session).
     sigemptyset(&state.wait_signals);
-    for (int signal_number : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) {
-        sigaddset(&state.wait_signals, signal_number);
+    sigaddset(&state.wait_signals, SIGCHLD);
+    if (state.debugger_stop_requests < 0) {
+        for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+            sigaddset(&state.wait_signals, signal_number);
+        }
     }
     sigprocmask(SIG_BLOCK, &state.wait_signals, &state.saved_mask);
     state.signals = UniqueFd(signalfd(-1, &state.wait_signals, SFD_NONBLOCK | SFD_CLOEXEC));

@@ -76,8 +76,11 @@ public:
     // Timers on that clock (alarm, setitimer): fired at scheduling points, and virtual time jumps to the
     // next deadline when every thread waits. Not owned.
     void set_timer_source(TimerSource* timers);
-    // Lets a debugger handle the guest's SIGTRAPs (tracer/DebugHook.h); call before run(). Not owned.
-    void set_debug_hook(DebugHook* hook);
+    // Lets a debugger handle the guest's SIGTRAPs, signals and ends (tracer/DebugHook.h); call before run().
+    // Not owned. `stop_requests`, when not -1, is an eventfd the debugger writes to from any thread to have
+    // the guest stopped (Ctrl-C in gdb): the running thread is interrupted and the hook's on_interrupt()
+    // called with it stopped.
+    void set_debug_hook(DebugHook* hook, int stop_requests = -1);
 
 private:
     struct State;

@@ -124,10 +124,7 @@ uint64_t Task::scratch_below_stack(uint64_t bytes) {
     return (registers().rsp - kBelowStackPointer - bytes) & ~uint64_t{15};
 }
 
-int64_t Task::inject_syscall(int number, const std::array<uint64_t, 6>& args) {
-    const bool at_exit = at_syscall_exit(host_tid_);
-    // Signals that come meanwhile stay pending, with their siginfo, until the guest's mask is back: the
-    // Session sees them as if they had come after the injection.
+uint64_t Task::hold_signals() {
     uint64_t guest_mask = 0;
     uint64_t all_blocked = ~uint64_t{0};
     if (ptrace(PTRACE_GETSIGMASK, host_tid_, sizeof guest_mask, &guest_mask) != 0 ||
@@ -135,8 +132,49 @@ int64_t Task::inject_syscall(int number, const std::array<uint64_t, 6>& args) {
         throw Error(ErrorCode::TracerInternal,
                     std::string("signal mask during syscall injection: ") + std::strerror(errno));
     }
-    const user_regs_struct saved = registers();
-    user_regs_struct injected = saved;
+    return guest_mask;
+}
+
+void Task::release_signals(uint64_t guest_mask) {
+    if (ptrace(PTRACE_SETSIGMASK, host_tid_, sizeof guest_mask, &guest_mask) != 0) {
+        throw Error(ErrorCode::TracerInternal,
+                    std::string("PTRACE_SETSIGMASK after syscall injection: ") + std::strerror(errno));
+    }
+}
+
+int Task::resume_and_wait(int request) {
+    if (ptrace(static_cast<__ptrace_request>(request), host_tid_, nullptr, 0) != 0) {
+        throw Error(ErrorCode::TracerInternal,
+                    std::string("resume during syscall injection: ") + std::strerror(errno));
+    }
+    int status = 0;
+    while (waitpid(host_tid_, &status, __WALL) < 0) {
+        if (errno != EINTR) {
+            throw Error(ErrorCode::TracerInternal,
+                        std::string("waitpid during syscall injection: ") + std::strerror(errno));
+        }
+    }
+    if (!WIFSTOPPED(status)) {
+        throw Error(ErrorCode::TracerInternal,
+                    "thread " + std::to_string(host_tid_) + " died during syscall injection");
+    }
+    return status;
+}
+
+void Task::run_to_syscall_exit() {
+    // From an exit stop: the entry stop, a seccomp stop if a filter traps the call, the exit stop. From a
+    // seccomp stop: straight to the exit stop.
+    for (;;) {
+        const int status = resume_and_wait(PTRACE_SYSCALL);
+        if (WSTOPSIG(status) == (SIGTRAP | 0x80) && at_syscall_exit(host_tid_)) {
+            break;
+        }
+    }
+    registers_valid_ = false;
+}
+
+int64_t Task::run_injected(const user_regs_struct& at, int number, const std::array<uint64_t, 6>& args) {
+    user_regs_struct injected = at;
     injected.orig_rax = static_cast<uint64_t>(number);
     injected.rax = static_cast<uint64_t>(number);
     injected.rdi = args[0];
@@ -145,42 +183,25 @@ int64_t Task::inject_syscall(int number, const std::array<uint64_t, 6>& args) {
     injected.r10 = args[3];
     injected.r8 = args[4];
     injected.r9 = args[5];
-    if (at_exit) {
-        // Past its syscall: the guest executes its syscall instruction once more, now for the injected call.
-        injected.rip -= kSyscallInstructionLength;
-    }
     set_registers(injected);
     flush_registers();
     strings_read_.clear();
+    run_to_syscall_exit();
+    return static_cast<int64_t>(registers().rax);
+}
 
-    auto wait_for_stop = [this](int request, int signal) {
-        if (ptrace(static_cast<__ptrace_request>(request), host_tid_, nullptr, signal) != 0) {
-            throw Error(ErrorCode::TracerInternal,
-                        std::string("resume during syscall injection: ") + std::strerror(errno));
-        }
-        int status = 0;
-        while (waitpid(host_tid_, &status, __WALL) < 0) {
-            if (errno != EINTR) {
-                throw Error(ErrorCode::TracerInternal,
-                            std::string("waitpid during syscall injection: ") + std::strerror(errno));
-            }
-        }
-        if (!WIFSTOPPED(status)) {
-            throw Error(ErrorCode::TracerInternal,
-                        "thread " + std::to_string(host_tid_) + " died during syscall injection");
-        }
-        return status;
-    };
-    for (;;) {
-        // From an exit stop: the entry stop, a seccomp stop if a filter traps the call, the exit stop. From a
-        // seccomp stop: straight to the exit stop.
-        const int status = wait_for_stop(PTRACE_SYSCALL, 0);
-        if (WSTOPSIG(status) == (SIGTRAP | 0x80) && at_syscall_exit(host_tid_)) {
-            break;
-        }
+int64_t Task::inject_syscall(int number, const std::array<uint64_t, 6>& args) {
+    const bool at_exit = at_syscall_exit(host_tid_);
+    // Signals that come meanwhile stay pending, with their siginfo, until the guest's mask is back: the
+    // Session sees them as if they had come after the injection.
+    const uint64_t guest_mask = hold_signals();
+    const user_regs_struct saved = registers();
+    user_regs_struct at = saved;
+    if (at_exit) {
+        // Past its syscall: the guest executes its syscall instruction once more, now for the injected call.
+        at.rip -= kSyscallInstructionLength;
     }
-    registers_valid_ = false;
-    const int64_t result = static_cast<int64_t>(registers().rax);
+    const int64_t result = run_injected(at, number, args);
 
     if (at_exit) {
         // The guest is back at its own exit stop, with its own result.
@@ -194,14 +215,37 @@ int64_t Task::inject_syscall(int number, const std::array<uint64_t, 6>& args) {
         restored.rip = saved.rip - kSyscallInstructionLength;
         set_registers(restored);
         flush_registers();
-        while ((wait_for_stop(PTRACE_CONT, 0) >> 16) != PTRACE_EVENT_SECCOMP) {
+        while ((resume_and_wait(PTRACE_CONT) >> 16) != PTRACE_EVENT_SECCOMP) {
         }
     }
-    if (ptrace(PTRACE_SETSIGMASK, host_tid_, sizeof guest_mask, &guest_mask) != 0) {
-        throw Error(ErrorCode::TracerInternal,
-                    std::string("PTRACE_SETSIGMASK after syscall injection: ") + std::strerror(errno));
-    }
+    release_signals(guest_mask);
     registers_valid_ = false;
+    return result;
+}
+
+int64_t Task::inject_syscall_after_exec(int number, const std::array<uint64_t, 6>& args) {
+    const uint64_t guest_mask = hold_signals();
+    // At the exec event the kernel has yet to return from execve, which would overwrite rax: the call is
+    // made from the execve's exit stop, where the registers are those the new program starts with.
+    run_to_syscall_exit();
+    const user_regs_struct entry = registers();
+    constexpr std::array<uint8_t, kSyscallInstructionLength> kSyscallInstruction = {0x0F, 0x05};
+    std::array<uint8_t, kSyscallInstructionLength> original{};
+    ProcessMemoryFile text(host_tid_); // the entry point's page is read-only
+    if (!text.read(entry.rip, original.data(), original.size()) ||
+        !text.write(entry.rip, kSyscallInstruction.data(), kSyscallInstruction.size())) {
+        throw Error(ErrorCode::TracerInternal,
+                    "cannot write a syscall instruction at the entry point of thread " +
+                        std::to_string(host_tid_));
+    }
+    const int64_t result = run_injected(entry, number, args);
+    if (!text.write(entry.rip, original.data(), original.size())) {
+        throw Error(ErrorCode::TracerInternal,
+                    "cannot restore the entry point of thread " + std::to_string(host_tid_));
+    }
+    set_registers(entry);
+    flush_registers();
+    release_signals(guest_mask);
     return result;
 }
 

@@ -109,8 +109,23 @@ public:
     // then puts the task back at that stop with its registers, so the guest's own syscall proceeds or
     // returns as before. Signals that come meanwhile stay pending. Returns the raw result.
     int64_t inject_syscall(int number, const std::array<uint64_t, 6>& args);
+    // At a PTRACE_EVENT_EXEC stop: lets the execve return, then runs `number(args...)` in the new program
+    // before its first instruction, through a syscall instruction written over its entry point for the call's
+    // duration (the kernel resets some of a thread's state at exec, CPUID faulting among it). The task is
+    // left at its execve's syscall-exit stop, with the registers the program starts with.
+    int64_t inject_syscall_after_exec(int number, const std::array<uint64_t, 6>& args);
 
 private:
+    // Syscall injection: all signals blocked meanwhile (returns the guest's mask), and given back.
+    uint64_t hold_signals();
+    void release_signals(uint64_t guest_mask);
+    // PTRACE_`request`s the thread and waits for its next stop; throws if it died.
+    int resume_and_wait(int request);
+    // Runs the thread to its next syscall-exit stop.
+    void run_to_syscall_exit();
+    // Runs `number(args...)` from registers `at` (rip on a syscall instruction) to its exit stop.
+    int64_t run_injected(const user_regs_struct& at, int number, const std::array<uint64_t, 6>& args);
+
     pid_t host_tid_;
     pid_t host_pid_;
     int32_t guest_tid_;

@@ -350,9 +350,9 @@ TEST(GdbServer, DetachAndKillEndTheSession) {
 }
 
 TEST(Transport, ReportsBindFailureWithPortAndReason) {
-    TcpListener first = TcpListener::listen_loopback(0);
+    Listener first = Listener::listen_loopback(0);
     try {
-        TcpListener::listen_loopback(first.port());
+        Listener::listen_loopback(first.port());
         FAIL() << "a second listener on the same port must fail";
     } catch (const TransportError& error) {
         EXPECT_EQ(error.port(), first.port());

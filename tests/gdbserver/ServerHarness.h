@@ -20,8 +20,8 @@ namespace hermit::gdbserver::testing {
 class ServerHarness {
 public:
     explicit ServerHarness(InMemoryTarget& target)
-        : listener_(TcpListener::listen_loopback(0)), thread_([this, &target] {
-              Connection connection(listener_.accept());
+        : listener_(Listener::listen_loopback(0)), thread_([this, &target] {
+              Connection connection(*listener_.accept());
               GdbServer server(target, connection);
               outcome_ = server.serve();
           }) {}
@@ -37,7 +37,7 @@ public:
     }
 
 private:
-    TcpListener listener_;
+    Listener listener_;
     std::optional<GdbServer::Outcome> outcome_;
     std::thread thread_;
 };

@@ -57,18 +57,20 @@ protected:
         }
     }
 
-    void record(const std::string& guest) {
+    void record(const std::string& guest, int exit_status = 0) {
         guest_ = guest;
         auto recorded = run_process({hermit_binary(), "record", "start", "--", guest_path(guest)}, "", 60,
                                     {"HERMIT_DATA_DIR=" + data_dir_.string()});
-        ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+        ASSERT_EQ(recorded.exit_status, exit_status) << recorded.stderr_text;
     }
 
-    // Starts `hermit <server_arguments>` (by default: serve the latest recording), runs gdb with
-    // `commands` against it and returns gdb's output. The server must end by itself once gdb is done.
-    std::string debug(const std::vector<std::string>& commands,
-                      std::vector<std::string> server_arguments = {"replay", "latest", "--serve-only",
-                                                                   "--gdbserver-port=0"}) {
+    struct Server {
+        pid_t pid = 0;
+        std::string port; // empty: it never listened
+    };
+
+    // Starts `hermit <server_arguments>` and waits until it listens.
+    Server start_server(std::vector<std::string> server_arguments) {
         const std::filesystem::path server_stderr = data_dir_ / "server.err";
         pid_t server = fork();
         if (server == 0) {
@@ -104,18 +106,49 @@ protected:
             ::kill(server, SIGKILL);
             waitpid(server, nullptr, 0);
             ADD_FAILURE() << "the server never listened: " << text;
-            return {};
+            return {server, ""};
         }
+        return {server, match[1].str()};
+    }
+
+    // The server's wait status once it ended by itself; a server still there after a generous bound (a
+    // hang, not a slow machine) is killed and reported.
+    int wait_for_server_end(pid_t server) {
+        int status = 0;
+        for (int attempt = 0; attempt < 1200; ++attempt) {
+            if (waitpid(server, &status, WNOHANG) == server) {
+                return status;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        ::kill(server, SIGKILL);
+        waitpid(server, &status, 0);
+        ADD_FAILURE() << "the server did not end: " << read_text(data_dir_ / "server.err");
+        return status;
+    }
+
+    std::vector<std::string> gdb_command(const std::string& port, const std::vector<std::string>& commands) {
         std::vector<std::string> argv{"gdb", "-batch",        "-nx", guest_path(guest_),
-                                      "-ex", "set sysroot /", "-ex", "target remote :" + match[1].str()};
+                                      "-ex", "set sysroot /", "-ex", "target remote :" + port};
         for (const auto& command : commands) {
             argv.insert(argv.end(), {"-ex", command});
         }
-        auto gdb = run_process(argv, "", 60);
+        return argv;
+    }
+
+    // Starts `hermit <server_arguments>` (by default: serve the latest recording), runs gdb with
+    // `commands` against it and returns gdb's output. The server must end by itself once gdb is done.
+    std::string debug(const std::vector<std::string>& commands,
+                      std::vector<std::string> server_arguments = {"replay", "latest", "--serve-only",
+                                                                   "--gdbserver-port=0"}) {
+        const Server server = start_server(std::move(server_arguments));
+        if (server.port.empty()) {
+            return {};
+        }
+        auto gdb = run_process(gdb_command(server.port, commands), "", 60);
         EXPECT_EQ(gdb.exit_status, 0) << gdb.stdout_text << gdb.stderr_text;
-        int status = 0;
-        waitpid(server, &status, 0);
-        EXPECT_TRUE(WIFEXITED(status)) << read_text(server_stderr);
+        const int status = wait_for_server_end(server.pid);
+        EXPECT_TRUE(WIFEXITED(status)) << read_text(data_dir_ / "server.err");
         guest_output_ = read_text(data_dir_ / "server.out");
         // gdb prints stops and values on stdout, warnings and monitor output on stderr.
         return gdb.stdout_text + "--- gdb stderr ---\n" + gdb.stderr_text;
@@ -141,6 +174,66 @@ TEST_F(GdbReplayTest, BreakpointBacktraceThreadsAndVariablesAreTheSameEveryRun) 
     EXPECT_NE(output.find("$2 = 0"), std::string::npos) << output;
     EXPECT_NE(output.find("Current event: "), std::string::npos) << output;
     EXPECT_EQ(without_addresses(debug(script)), without_addresses(output));
+}
+
+// rr's crash-first workflow: run to the crash, look at it, then go back from it to the writes of the value.
+TEST_F(GdbReplayTest, CrashIsAStopAndReverseExecutionGoesBackFromIt) {
+    record("gdb_crash", 128 + SIGSEGV);
+    const std::string output = debug({"continue", "bt", "print result", "watch -l result", "reverse-continue",
+                                      "reverse-continue", "delete", "continue", "continue", "continue"});
+    const std::regex sequence(
+        R"re(Program received signal SIGSEGV, Segmentation fault\.\n[^\n]*store_result \(where=)re"
+        R"re([^]*#0  [^\n]*store_result [^\n]*\n#1  [^\n]*main \(\) at [^\n]*gdb_crash.c:25\n)re"
+        R"re(\$1 = 12\n)re"
+        R"re([^]*Old value = 12\nNew value = 7\n)re"
+        R"re([^]*Old value = 7\nNew value = 3\n)re"
+        R"re([^]*Program received signal SIGSEGV, Segmentation fault\.)re"
+        R"re([^]*Program received signal SIGKILL, Killed\.)re"
+        R"re([^]*Program terminated with signal SIGSEGV, Segmentation fault\.)re");
+    EXPECT_TRUE(std::regex_search(output, sequence)) << output;
+    EXPECT_EQ(guest_output_, "result=12\n");
+}
+
+// The end of the replay is a stop (SIGKILL, as rr shows it) from which gdb can go back; continuing past it
+// reports the recorded exit.
+TEST_F(GdbReplayTest, TheExitIsAStopToGoBackFrom) {
+    record("gdb_steps");
+    const std::string output =
+        debug({"break add_square", "continue", "delete", "continue", "print total", "break add_square",
+               "reverse-continue", "print value", "delete", "continue", "continue"});
+    const std::regex sequence(R"re(Program received signal SIGKILL, Killed\.[^]*\$1 = 30\n)re"
+                              R"re([^]*Breakpoint 2, add_square \(value=value@entry=4\)[^]*\$2 = 4\n)re"
+                              R"re([^]*Program received signal SIGKILL, Killed\.)re"
+                              R"re([^]*\[Inferior 1 \(process 1\) exited normally\])re");
+    EXPECT_TRUE(std::regex_search(output, sequence)) << output;
+}
+
+TEST_F(GdbReplayTest, AWaitingServerEndsOnTerminationSignals) {
+    record("gdb_steps");
+    for (int signal_number : {SIGTERM, SIGINT, SIGHUP}) {
+        const Server server = start_server({"replay", "latest", "--serve-only", "--gdbserver-port=0"});
+        ASSERT_FALSE(server.port.empty());
+        ::kill(server.pid, signal_number);
+        const int status = wait_for_server_end(server.pid);
+        ASSERT_TRUE(WIFEXITED(status)) << status;
+        EXPECT_EQ(WEXITSTATUS(status), 128 + signal_number);
+    }
+}
+
+// gdb killed while the server works for it (here a step back over a million-iteration loop, which takes
+// minutes without a PMU): the server notices, stops and ends, leaving no process behind.
+TEST_F(GdbReplayTest, TheServerEndsWhenGdbVanishesDuringALongOperation) {
+    record("gdb_long_loop");
+    const Server server = start_server({"replay", "latest", "--serve-only", "--gdbserver-port=0"});
+    ASSERT_FALSE(server.port.empty());
+    std::vector<std::string> argv = {"timeout", "-s", "KILL", "5"};
+    for (const std::string& word :
+         gdb_command(server.port, {"break late_mark", "continue", "reverse-stepi"})) {
+        argv.push_back(word);
+    }
+    run_process(argv, "", 60);
+    const int status = wait_for_server_end(server.pid);
+    EXPECT_TRUE(WIFEXITED(status)) << status;
 }
 
 TEST_F(GdbReplayTest, WatchpointStopsAtEachWriteOfEveryThread) {
@@ -293,7 +386,7 @@ TEST_F(GdbReplayTest, GotoEventPastTheEndIsAUsageError) {
 
 TEST_F(GdbReplayTest, ForkChildRunsFreelyWhileTheInitialProcessIsDebugged) {
     record("gdb_fork");
-    const std::string output = debug({"break child_work", "continue", "info inferiors"});
+    const std::string output = debug({"break child_work", "continue", "info inferiors", "continue"});
     // The breakpoint is the parent's: the child runs the original code and is never a stop.
     EXPECT_EQ(output.find("Breakpoint 1, child_work"), std::string::npos) << output;
     EXPECT_EQ(output.find("New inferior"), std::string::npos) << output;
@@ -303,7 +396,8 @@ TEST_F(GdbReplayTest, ForkChildRunsFreelyWhileTheInitialProcessIsDebugged) {
 
 TEST_F(GdbReplayTest, VforkChildStepsOverTheBreakpointsInTheMemoryItShares) {
     record("gdb_vfork");
-    const std::string output = debug({"break record_value", "continue", "print value", "continue"});
+    const std::string output =
+        debug({"break record_value", "continue", "print value", "continue", "continue"});
     // The child's call is no stop (nor a SIGTRAP for it): the only stop is the parent's.
     EXPECT_NE(output.find("Breakpoint 1, record_value (value=value@entry=5)"), std::string::npos) << output;
     EXPECT_EQ(output.find("value=value@entry=21"), std::string::npos) << output;
@@ -322,7 +416,7 @@ TEST_F(GdbReplayTest, FollowedForkChildIsDebuggedBackwardsAndForwards) {
         << dump.stdout_text;
     const std::string child = started[1].str();
     const std::string output = debug({"bt", "break child_work", "continue", "bt", "print n", "info threads",
-                                      "reverse-continue", "continue", "finish", "continue"},
+                                      "reverse-continue", "continue", "finish", "continue", "continue"},
                                      {"replay", "latest", "--serve-only", "--gdbserver-port=0", "-f", child});
     // The first stop is in the child, where fork() returns in it; going back stops there again, and
     // `finish` returns to main.

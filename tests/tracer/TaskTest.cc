@@ -1,5 +1,5 @@
-// Task against a real child stopped under ptrace: registers, memory reads and writes. Syscall injection
-// needs a seccomp stop and is tested through a Session (SessionTest).
+// Task against a real child stopped under ptrace: registers, memory reads and writes, and a syscall run at
+// the exec event. Syscall injection at a seccomp stop is tested through a Session (SessionTest).
 #include "tracer/Task.h"
 #include "tracer/ProcessMemoryFile.h"
 
@@ -7,6 +7,7 @@
 
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -103,6 +104,40 @@ TEST_F(StoppedChild, RegistersAreCachedAndWrittenBack) {
     registers.r12 = original_r12;
     task.set_registers(registers);
     task.flush_registers();
+}
+
+// The kernel resets some thread state at exec (CPUID faulting): the Session sets it again with a syscall run
+// in the new program before its first instruction. The program then runs as if nothing happened: the entry
+// point's bytes and the registers are its own again.
+TEST(TaskAtExec, RunsASyscallBeforeTheNewProgramsFirstInstruction) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+        raise(SIGSTOP);
+        execl("/bin/sh", "sh", "-c", "exit 7", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSTOPPED(status));
+    ASSERT_EQ(ptrace(PTRACE_SETOPTIONS, child, nullptr,
+                     PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL),
+              0);
+    ASSERT_EQ(ptrace(PTRACE_CONT, child, nullptr, 0), 0);
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_EQ(status >> 16, PTRACE_EVENT_EXEC);
+
+    Task task(child, child, child, child);
+    const uint64_t entry = task.registers().rip;
+    EXPECT_EQ(task.inject_syscall_after_exec(SYS_getppid, {}), getpid());
+    EXPECT_EQ(task.registers().rip, entry);
+    EXPECT_EQ(task.registers().rax, 0u) << "execve's own result";
+
+    ASSERT_EQ(ptrace(PTRACE_CONT, child, nullptr, 0), 0);
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+    EXPECT_EQ(WEXITSTATUS(status), 7);
 }
 
 } // namespace

@@ -17,6 +17,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 
 namespace hermit::tracer::virt {
 namespace {
@@ -108,13 +109,17 @@ HostFacts probe_host() {
 }
 
 void enforce_host_requirements(const HostFacts& facts, bool strict) {
+    // Said once per hermit process: a debugged replay starts its guest again at every step back.
+    static std::once_flag cpuid_warned;
+    static std::once_flag tsc_warned;
+    static std::once_flag pmu_noted;
     if (!facts.cpuid_faulting) {
         const char* reason =
             "cpuid does not fault after arch_prctl(ARCH_SET_CPUID); the guest sees the host's real CPUID";
         if (strict) {
             throw Error(ErrorCode::CpuidFaultingUnavailable, reason);
         }
-        spdlog::warn("CPUID faulting is not available: {}", reason);
+        std::call_once(cpuid_warned, [&] { spdlog::warn("CPUID faulting is not available: {}", reason); });
     }
     if (!facts.tsc_trapping) {
         const char* reason = "rdtsc does not fault after prctl(PR_SET_TSC); the guest reads the host's real "
@@ -122,10 +127,12 @@ void enforce_host_requirements(const HostFacts& facts, bool strict) {
         if (strict) {
             throw Error(ErrorCode::TscTrappingUnavailable, reason);
         }
-        spdlog::warn("rdtsc trapping is not available: {}", reason);
+        std::call_once(tsc_warned, [&] { spdlog::warn("rdtsc trapping is not available: {}", reason); });
     }
     if (!facts.pmu_available) {
-        spdlog::info("no retired-branch counter (PMU): preemption happens only at scheduling points");
+        std::call_once(pmu_noted, [] {
+            spdlog::info("no retired-branch counter (PMU): preemption happens only at scheduling points");
+        });
     }
 }
 
