@@ -65,6 +65,7 @@ bool DebugTarget::start() {
     return bridge_->start([this] {
         return session_([this](tracer::GuestRun& run, Replayer* replayer) {
             replayer_ = replayer;
+            guest_session_ = &run.session();
             if (replayer_ != nullptr) {
                 replayer_->silence_output_before(output_shown_until_);
             }
@@ -128,7 +129,7 @@ std::vector<uint8_t> DebugTarget::read_registers(const ThreadId& thread) {
 bool DebugTarget::write_registers(const ThreadId& thread, std::span<const uint8_t> bytes) {
     bool written = false;
     on_tracer([&] {
-        tracer::Task* task = find_task(thread);
+        tracer::Task* task = diverted_task(thread);
         if (task == nullptr) {
             return;
         }
@@ -179,11 +180,66 @@ size_t DebugTarget::read_memory(uint64_t address, std::span<uint8_t> out) {
 bool DebugTarget::write_memory(uint64_t address, std::span<const uint8_t> bytes) {
     bool written = false;
     on_tracer([&] {
-        if (!stopped_.empty()) {
-            written = stopped_.front()->write(address, bytes.data(), bytes.size());
+        if (tracer::Task* task = diverted_task(stop_.thread)) {
+            written = task->write(address, bytes.data(), bytes.size());
         }
     });
     return written;
+}
+
+tracer::Task* DebugTarget::diverted_task(const ThreadId& thread) {
+    tracer::Task* task = find_task(thread);
+    if (task == nullptr || !timeline_ || diversion_) {
+        return diversion_ ? &diversion_->task() : task;
+    }
+    if (stop_at_exit_ || guest_session_ == nullptr) {
+        return nullptr; // a process at its end runs nothing more
+    }
+    diversion_.emplace(*task, *guest_session_);
+    diverted_from_ = stop_;
+    return task;
+}
+
+StopReason DebugTarget::run_diversion(Motion motion) {
+    StopReason stop;
+    stop.signal = SIGTRAP;
+    on_tracer([&] {
+        tracer::Task& task = diversion_->task();
+        stop.thread = thread_id(task);
+        const int status = diversion_->run(motion == Motion::Continue ? PTRACE_CONT : PTRACE_SINGLESTEP);
+        if (!WIFSTOPPED(status) || (status >> 16) == PTRACE_EVENT_EXIT) {
+            throw Error(ErrorCode::TimelineLost, "a function called from gdb ended the process");
+        }
+        user_regs_struct registers = task.registers();
+        if (WSTOPSIG(status) != SIGTRAP) {
+            stop.signal = WSTOPSIG(status);
+        } else if (breakpoints_.contains(registers.rip - 1)) {
+            registers.rip -= 1; // gdb expects the stop at the breakpoint's address
+            task.set_registers(registers);
+            stop.kind = StopReason::Kind::SoftwareBreakpoint;
+        }
+        stop_pc_ = registers.rip;
+    });
+    stop_ = stop;
+    return stop;
+}
+
+void DebugTarget::end_diversion() {
+    if (!diversion_) {
+        return;
+    }
+    on_tracer([&] {
+        diversion_->undo();
+        stop_pc_ = diversion_->task().registers().rip;
+    });
+    diversion_.reset();
+    stop_ = diverted_from_;
+}
+
+StopReason DebugTarget::reverse_resume(gdbserver::ResumeKind kind, const ThreadId& thread,
+                                       const gdbserver::InterruptCheck& interrupted) {
+    end_diversion();
+    return timeline_->reverse_resume(kind, thread, interrupted);
 }
 
 StopReason DebugTarget::resume(const gdbserver::ResumeRequest& request,
@@ -191,6 +247,14 @@ StopReason DebugTarget::resume(const gdbserver::ResumeRequest& request,
     const gdbserver::ThreadResume* action = request.action_for(stop_.thread);
     const Motion motion =
         action != nullptr && action->kind == gdbserver::ResumeKind::Step ? Motion::Step : Motion::Continue;
+    if (diversion_) {
+        bool restored = false;
+        on_tracer([&] { restored = diversion_->registers_restored(); });
+        if (!restored) {
+            return run_diversion(motion);
+        }
+        end_diversion(); // gdb's call is over, or it only wrote memory: the replay goes on as recorded
+    }
     if (!timeline_) {
         return run_forward(motion, interrupted).reason;
     }
@@ -250,6 +314,7 @@ StopReason DebugTarget::end_of_run() {
 }
 
 EngineStop DebugTarget::restart() {
+    diversion_.reset(); // its process goes with the run
     const StopSet armed = armed_stops();
     bridge_->abort();
     bridge_ = std::make_unique<DebugBridge>();
@@ -369,10 +434,12 @@ void DebugTarget::set_watch_slots(const std::vector<WatchRange>& watches) {
 }
 
 void DebugTarget::kill() {
+    diversion_.reset(); // the process goes: nothing to undo
     bridge_->abort();
 }
 
 void DebugTarget::detach() {
+    end_diversion();
     arm(StopSet{});
     on_tracer([&] { detached_ = true; });
     motion_ = Motion::Continue;

@@ -17,8 +17,13 @@
 // It is also the forward-only ReplayEngine of a ReplayTimeline: a replay can be started over (the
 // Session is killed and a new one runs the same recording), which is how the timeline goes back in
 // time. A live run has no timeline, so gdb is not offered reverse execution there.
+//
+// In a replay, gdb's writes to registers or memory start a Diversion (Diversion.h): until gdb puts the
+// registers back as they were at the stop, resuming runs the diverted thread freely (an inferior call),
+// and then the process is restored and the replay goes on. Going back in time ends a diversion too.
 
 #include "DebugBridge.h"
+#include "Diversion.h"
 #include "ReplayEngine.h"
 #include "ReplayTimeline.h"
 #include "gdbserver/LocalFileHostIo.h"
@@ -51,6 +56,7 @@ struct FollowedProcess {
 class DebugTarget : public gdbserver::Target,
                     private gdbserver::Breakpoints,
                     private gdbserver::Watchpoints,
+                    private gdbserver::ReverseExecution,
                     private gdbserver::Auxv,
                     private gdbserver::ExecFile,
                     private gdbserver::MonitorCommands,
@@ -91,7 +97,9 @@ public:
 
     gdbserver::Breakpoints* breakpoints() override { return this; }
     gdbserver::Watchpoints* watchpoints() override { return this; }
-    gdbserver::ReverseExecution* reverse() override { return timeline_.get(); }
+    gdbserver::ReverseExecution* reverse() override {
+        return timeline_ ? static_cast<gdbserver::ReverseExecution*>(this) : nullptr;
+    }
     gdbserver::Auxv* auxv() override { return this; }
     gdbserver::ExecFile* exec_file() override { return this; }
     gdbserver::HostIo* host_io() override { return &host_io_; }
@@ -108,6 +116,15 @@ private:
     std::vector<uint8_t> read_auxv() override;
     std::string exec_file_path(int64_t pid) override;
     std::string run_monitor_command(std::string_view command) override;
+    gdbserver::StopReason reverse_resume(gdbserver::ResumeKind kind, const gdbserver::ThreadId& thread,
+                                         const gdbserver::InterruptCheck& interrupted) override;
+
+    // Diversions (tracer thread). A replay's stopped thread for gdb's writes: a diversion starts first.
+    tracer::Task* diverted_task(const gdbserver::ThreadId& thread);
+    // Runs the diversion to its next stop (an inferior call's end, a step, a signal).
+    gdbserver::StopReason run_diversion(Motion motion);
+    // Undoes the diversion, if there is one, and stands at the replay's stop again.
+    void end_diversion();
     bool attached(int64_t) override { return false; }
 
     // ReplayEngine (server thread, guest stopped).
@@ -193,6 +210,9 @@ private:
 
     // Used on the tracer thread only (and by the server thread while the guest is stopped).
     Replayer* replayer_ = nullptr;
+    tracer::Session* guest_session_ = nullptr;
+    std::optional<Diversion> diversion_;
+    gdbserver::StopReason diverted_from_; // the replay's stop the diversion began at
     std::optional<uint64_t> armed_event_;
     bool event_stop_deferred_ = false; // the armed event's syscall was another process's
     // An internal breakpoint removed when hit: the program's entry point, or the return from the

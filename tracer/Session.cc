@@ -1452,6 +1452,10 @@ struct Session::State {
     // Sleeps until a thread stops (SIGCHLD) or a notified syscall is answered, then true; false once a
     // termination signal comes or `timeout_ns` (negative: none) passes.
     bool wait_for_wakeup(int64_t timeout_ns) {
+        if (notifications.holds()) {
+            on_notification(); // held back while a debugger's diversion ran
+            return true;
+        }
         // The debugger's requests come last, so that an inactive notification descriptor can be left out.
         pollfd sources[3] = {{signals.get(), POLLIN, 0},
                              {notifications.descriptor(), POLLIN, 0},
@@ -1494,6 +1498,51 @@ struct Session::State {
             notifications = SyscallNotifications{}; // no guest process is left to notify
         }
         return termination_signal == 0;
+    }
+
+    // A debugger's diversion (Session::run_alone_untraced): `task` runs alone until a stop of its own.
+    int run_alone_untraced(Task& task, int request) {
+        const pid_t tid = task.host_tid();
+        task.flush_registers();
+        if (ptrace(static_cast<__ptrace_request>(request), tid, nullptr, 0) != 0) {
+            throw Error(ErrorCode::TracerInternal, "cannot run thread " + std::to_string(task.tid()) +
+                                                       " for the debugger: " + std::strerror(errno));
+        }
+        for (;;) {
+            int status = 0;
+            const pid_t found = waitpid(tid, &status, WNOHANG | __WALL);
+            if (found == tid && WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_SECCOMP) {
+                ptrace(PTRACE_CONT, tid, nullptr, 0); // the syscall runs in the kernel
+                continue;
+            }
+            if (found == tid) {
+                task.forget_stop();
+                return status;
+            }
+            if (found < 0 && errno != EINTR) {
+                throw Error(ErrorCode::TracerInternal, "waitpid of thread " + std::to_string(task.tid()) +
+                                                           " for the debugger: " + std::strerror(errno));
+            }
+            pollfd sources[2] = {{signals.get(), POLLIN, 0}, {notifications.descriptor(), POLLIN, 0}};
+            if (ppoll(sources, notifications.active() ? 2 : 1, nullptr, nullptr) <= 0) {
+                continue;
+            }
+            if ((sources[0].revents & POLLIN) != 0) {
+                std::array<signalfd_siginfo, 4> received{};
+                if (read(signals.get(), received.data(), sizeof received) > 0) {
+                    statuses_pending = true; // others' stops wait for the Session's own waitpid
+                }
+            }
+            if (notifications.active() && (sources[1].revents & POLLIN) != 0) {
+                if (const auto notification = notifications.receive()) {
+                    if (notification->host_tid == tid) {
+                        notifications.run_in_kernel(notification->id);
+                    } else {
+                        notifications.hold(*notification);
+                    }
+                }
+            }
+        }
     }
 
     // The debugger wants the guest stopped: the running thread is interrupted, and its interrupt stop is
@@ -1800,6 +1849,10 @@ void Session::set_virtual_clock(virt::VirtualClock* clock) {
 
 void Session::set_timer_source(TimerSource* timers) {
     state_->timer_source = timers;
+}
+
+int Session::run_alone_untraced(Task& task, int request) {
+    return state_->run_alone_untraced(task, request);
 }
 
 void Session::set_debug_hook(DebugHook* hook, int stop_requests) {

@@ -81,6 +81,11 @@ public:
     // the guest stopped (Ctrl-C in gdb): the running thread is interrupted and the hook's on_interrupt()
     // called with it stopped.
     void set_debug_hook(DebugHook* hook, int stop_requests = -1);
+    // For a debugger, during a DebugHook call (a diversion: gdb calls a function in the guest): continues
+    // `task` alone with `request` (PTRACE_CONT or PTRACE_SINGLESTEP), the other threads staying stopped,
+    // and waits for its next stop other than a seccomp stop or a notification: those syscalls run in the
+    // kernel, outside the schedule, the recording and the replay. Returns the wait status.
+    int run_alone_untraced(Task& task, int request);
 
 private:
     struct State;

@@ -30,6 +30,11 @@ SyscallNotifications::SyscallNotifications(UniqueFd listener) : listener_(std::m
 }
 
 std::optional<SyscallNotifications::Notification> SyscallNotifications::receive() {
+    if (!held_.empty()) {
+        const Notification notification = held_.front();
+        held_.pop_front();
+        return notification;
+    }
     std::fill(request_.begin(), request_.end(), 0);
     while (ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, request_.data()) != 0) {
         if (errno != EINTR) {
@@ -44,6 +49,9 @@ std::optional<SyscallNotifications::Notification> SyscallNotifications::receive(
 }
 
 bool SyscallNotifications::pending() const {
+    if (!held_.empty()) {
+        return true;
+    }
     pollfd listener{listener_.get(), POLLIN, 0};
     return active() && poll(&listener, 1, 0) == 1 && (listener.revents & POLLIN) != 0;
 }

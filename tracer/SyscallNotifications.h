@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -36,10 +37,14 @@ public:
     bool active() const { return listener_.get() >= 0; }
     int descriptor() const { return listener_.get(); }
 
-    // A notification waits to be read (without waiting for one).
+    // A notification waits to be read (without waiting for one), or one was held back.
     bool pending() const;
-    // The next notification; nullopt when the thread was killed before it was read.
+    // The next notification (a held one first); nullopt when the thread was killed before it was read.
     std::optional<Notification> receive();
+    // Keeps a received notification for the next receive(): one that came while the tracer attended to
+    // something else (a debugger's diversion).
+    void hold(const Notification& notification) { held_.push_back(notification); }
+    bool holds() const { return !held_.empty(); }
     // The guest sees `result` (a negative errno for a failure). False when the thread is gone.
     bool answer(uint64_t id, int64_t result);
     // The kernel runs the syscall as it is.
@@ -58,6 +63,7 @@ private:
     bool reply(uint64_t id, int64_t value, int32_t error, uint32_t flags);
 
     UniqueFd listener_;
+    std::deque<Notification> held_;
     // The kernel's sizes of struct seccomp_notif and seccomp_notif_resp, which may outgrow the headers'.
     std::vector<uint8_t> request_;
     std::vector<uint8_t> response_;

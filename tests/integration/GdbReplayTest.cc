@@ -194,6 +194,24 @@ TEST_F(GdbReplayTest, CrashIsAStopAndReverseExecutionGoesBackFromIt) {
     EXPECT_EQ(guest_output_, "result=12\n");
 }
 
+// Functions gdb calls, and values it sets, run in a diversion that is undone: the replay then goes on to
+// the same end, with the values and output it recorded.
+TEST_F(GdbReplayTest, InferiorCallsAndWritesRunInADiversionThatIsUndone) {
+    record("gdb_crash", 128 + SIGSEGV);
+    const std::string output =
+        debug({"break accumulate", "continue", "print add(2, 3)", "x/s \"abc\"",
+               "print (int)strlen(\"hello\")", "set var result = 100", "print result", "continue",
+               "print result", "delete", "continue", "print add(40, 2)", "continue", "continue"});
+    const std::regex sequence(R"re(Breakpoint 1, accumulate \(value=value@entry=3\))re"
+                              R"re([^]*\$1 = 5\n[^\n]*"abc"\n\$2 = 5\n\$3 = 100\n)re"
+                              R"re([^]*Breakpoint 1, accumulate \(value=value@entry=4\)[^]*\$4 = 3\n)re"
+                              R"re([^]*Program received signal SIGSEGV[^]*\$5 = 42\n)re"
+                              R"re([^]*Program received signal SIGKILL)re"
+                              R"re([^]*Program terminated with signal SIGSEGV)re");
+    EXPECT_TRUE(std::regex_search(output, sequence)) << output;
+    EXPECT_EQ(guest_output_, "result=12\n");
+}
+
 // The end of the replay is a stop (SIGKILL, as rr shows it) from which gdb can go back; continuing past it
 // reports the recorded exit.
 TEST_F(GdbReplayTest, TheExitIsAStopToGoBackFrom) {
