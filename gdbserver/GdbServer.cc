@@ -242,7 +242,31 @@ std::string GdbServer::handle_query(std::string_view request) {
     if (request.starts_with("qRcmd,")) {
         return handle_monitor(request.substr(6));
     }
+    if (name == "qGetTLSAddr") {
+        return handle_thread_local_address(rest);
+    }
     return "";
+}
+
+std::string GdbServer::handle_thread_local_address(std::string_view arguments) {
+    ThreadLocalStorage* storage = target_.thread_local_storage();
+    if (!storage) {
+        return "";
+    }
+    std::string_view rest;
+    const auto thread = parse_thread_id(split_first(arguments, ',', rest));
+    std::string_view link_map_text;
+    const auto offset = parse_hex_number(split_first(rest, ',', link_map_text));
+    const auto link_map = parse_hex_number(link_map_text);
+    if (!thread || !offset || !link_map) {
+        return std::string(kErrorInvalidArgument);
+    }
+    const auto found = find_thread(*thread);
+    if (!found) {
+        return std::string(kErrorNoSuchThread);
+    }
+    const std::optional<uint64_t> address = storage->thread_local_address(*found, *offset, *link_map);
+    return address ? fmt::format("{:x}", *address) : std::string(kErrorInvalidArgument);
 }
 
 std::string GdbServer::handle_supported(std::string_view features) {

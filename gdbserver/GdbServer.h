@@ -44,6 +44,7 @@ private:
     std::string handle_reverse(ResumeKind kind);
     std::string handle_breakpoint(std::string_view request, bool insert);
     std::string handle_monitor(std::string_view hex_command);
+    std::string handle_thread_local_address(std::string_view arguments);
     std::string handle_xfer(std::string_view request);
     std::string handle_host_io(std::string_view request);
     std::string handle_detach();

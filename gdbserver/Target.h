@@ -144,6 +144,15 @@ public:
     virtual HostIoResult setfs(int64_t pid) = 0;
 };
 
+// qGetTLSAddr: the address of the thread-local variable at `offset` in the TLS block of the module whose
+// link_map is at `link_map`, for `thread`; nullopt when it cannot be told.
+class ThreadLocalStorage {
+public:
+    virtual ~ThreadLocalStorage() = default;
+    virtual std::optional<uint64_t> thread_local_address(const ThreadId& thread, uint64_t offset,
+                                                         uint64_t link_map) = 0;
+};
+
 // qRcmd ("monitor <command>" in gdb): returns the text to print.
 class MonitorCommands {
 public:
@@ -196,6 +205,7 @@ public:
     virtual Libraries* libraries() { return nullptr; }
     virtual HostIo* host_io() { return nullptr; }
     virtual MonitorCommands* monitor() { return nullptr; }
+    virtual ThreadLocalStorage* thread_local_storage() { return nullptr; }
     virtual Processes* processes() { return nullptr; }
 };
 

@@ -55,7 +55,8 @@ uint64_t auxv_entry(const std::vector<uint8_t>& auxv) {
 } // namespace
 
 DebugTarget::DebugTarget(GuestSession session, bool reversible, std::optional<FollowedProcess> follow)
-    : session_(std::move(session)), bridge_(std::make_unique<DebugBridge>()), follow_(follow) {
+    : session_(std::move(session)), bridge_(std::make_unique<DebugBridge>()),
+      host_io_([this] { return host_pid_; }), follow_(follow) {
     if (reversible) {
         timeline_ = std::make_unique<ReplayTimeline>(static_cast<ReplayEngine&>(*this));
     }
@@ -234,6 +235,17 @@ void DebugTarget::end_diversion() {
     });
     diversion_.reset();
     stop_ = diverted_from_;
+}
+
+std::optional<uint64_t> DebugTarget::thread_local_address(const ThreadId& thread, uint64_t offset,
+                                                          uint64_t link_map) {
+    std::optional<uint64_t> address;
+    on_tracer([&] {
+        if (tracer::Task* task = find_task(thread)) {
+            address = thread_local_addresses_.address(*task, offset, link_map);
+        }
+    });
+    return address;
 }
 
 StopReason DebugTarget::reverse_resume(gdbserver::ResumeKind kind, const ThreadId& thread,

@@ -24,9 +24,10 @@
 
 #include "DebugBridge.h"
 #include "Diversion.h"
+#include "GuestFileView.h"
 #include "ReplayEngine.h"
 #include "ReplayTimeline.h"
-#include "gdbserver/LocalFileHostIo.h"
+#include "ThreadLocalAddresses.h"
 #include "gdbserver/Target.h"
 #include "tracer/DebugHook.h"
 #include "tracer/EventSink.h"
@@ -57,6 +58,7 @@ class DebugTarget : public gdbserver::Target,
                     private gdbserver::Breakpoints,
                     private gdbserver::Watchpoints,
                     private gdbserver::ReverseExecution,
+                    private gdbserver::ThreadLocalStorage,
                     private gdbserver::Auxv,
                     private gdbserver::ExecFile,
                     private gdbserver::MonitorCommands,
@@ -105,6 +107,7 @@ public:
     gdbserver::HostIo* host_io() override { return &host_io_; }
     gdbserver::MonitorCommands* monitor() override { return this; }
     gdbserver::Processes* processes() override { return this; }
+    gdbserver::ThreadLocalStorage* thread_local_storage() override { return this; }
 
 private:
     static constexpr size_t kDebugRegisterSlots = 4;
@@ -126,6 +129,8 @@ private:
     // Undoes the diversion, if there is one, and stands at the replay's stop again.
     void end_diversion();
     bool attached(int64_t) override { return false; }
+    std::optional<uint64_t> thread_local_address(const gdbserver::ThreadId& thread, uint64_t offset,
+                                                 uint64_t link_map) override;
 
     // ReplayEngine (server thread, guest stopped).
     EngineStop restart() override;
@@ -185,7 +190,7 @@ private:
 
     GuestSession session_;
     std::unique_ptr<DebugBridge> bridge_;
-    gdbserver::LocalFileHostIo host_io_;
+    GuestFileView host_io_;
     std::unique_ptr<ReplayTimeline> timeline_; // null for a live run
 
     // Set on the tracer thread; read by the server thread only while the guest is stopped.
@@ -212,6 +217,7 @@ private:
     Replayer* replayer_ = nullptr;
     tracer::Session* guest_session_ = nullptr;
     std::optional<Diversion> diversion_;
+    ThreadLocalAddresses thread_local_addresses_;
     gdbserver::StopReason diverted_from_; // the replay's stop the diversion began at
     std::optional<uint64_t> armed_event_;
     bool event_stop_deferred_ = false; // the armed event's syscall was another process's

@@ -212,6 +212,18 @@ TEST_F(GdbReplayTest, InferiorCallsAndWritesRunInADiversionThatIsUndone) {
     EXPECT_EQ(guest_output_, "result=12\n");
 }
 
+// Thread-local variables (errno among them) per thread, and the process's mappings from its own /proc.
+TEST_F(GdbReplayTest, ThreadLocalVariablesAndMappings) {
+    record("gdb_thread_locals");
+    const std::string output =
+        debug({"break worker_mark", "continue", "print errno", "print per_thread", "thread 1", "print errno",
+               "print per_thread", "info proc mappings", "kill"});
+    const std::regex sequence(
+        R"re(\$1 = 33\n\$2 = 99\n[^]*\$3 = 11\n\$4 = 7\n[^]*rw-p +[^\n]*gdb_thread_locals)re");
+    EXPECT_TRUE(std::regex_search(output, sequence)) << output;
+    EXPECT_EQ(output.find("unable to open /proc"), std::string::npos) << output;
+}
+
 // The end of the replay is a stop (SIGKILL, as rr shows it) from which gdb can go back; continuing past it
 // reports the recorded exit.
 TEST_F(GdbReplayTest, TheExitIsAStopToGoBackFrom) {
