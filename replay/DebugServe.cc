@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -67,10 +68,29 @@ private:
     UniqueFd descriptor_;
 };
 
+// gdb's own checkpoint and restart fork the debugged process, which a replay cannot do: for the gdb hermit
+// starts they are the replay's (monitor checkpoint, monitor restart N), and gdb forgets what it read
+// before a restart. Returns the script's path, empty when it could not be written.
+std::string write_checkpoint_commands(const std::filesystem::path& directory) {
+    const std::filesystem::path script = directory / "checkpoints.gdb";
+    std::ofstream out(script);
+    out << "set confirm off\n"
+           "define checkpoint\n  monitor checkpoint\nend\n"
+           "document checkpoint\nRemember this position of the replay (hermit's monitor checkpoint).\nend\n"
+           "define restart\n  monitor restart $arg0\n  maintenance flush register-cache\n"
+           "  maintenance flush dcache\nend\n"
+           "document restart\nGo back (or forward) to checkpoint N of the replay (hermit's monitor restart "
+           "N).\n"
+           "end\n"
+           "set confirm on\n";
+    return out ? script.string() : std::string();
+}
+
 // Becomes gdb connected to the private socket `address` (this process), leaving hermit to go on in a child
 // process that is in its own process group, so that the terminal's Ctrl-C reaches gdb only (gdb forwards
-// it).
-void hand_terminal_to_gdb(const std::string& executable, const std::string& address) {
+// it). `script`: gdb commands to read first (none when empty).
+void hand_terminal_to_gdb(const std::string& executable, const std::string& address,
+                          const std::string& script) {
     pid_t child = fork();
     if (child < 0) {
         throw Error(ErrorCode::GdbNotFound);
@@ -87,6 +107,9 @@ void hand_terminal_to_gdb(const std::string& executable, const std::string& addr
     std::vector<const char*> argv{"gdb"};
     if (!executable.empty()) {
         argv.push_back(executable.c_str());
+    }
+    if (!script.empty()) {
+        argv.insert(argv.end(), {"-x", script.c_str()});
     }
     argv.insert(argv.end(), {"-ex", connect.c_str(), nullptr});
     execvp("gdb", const_cast<char* const*>(argv.data()));
@@ -174,7 +197,8 @@ int serve_debugger(DebugTarget::GuestSession session, const DebugServeOptions& o
         } catch (const gdbserver::TransportError& error) {
             throw Error(ErrorCode::GdbChannel, error.reason());
         }
-        hand_terminal_to_gdb(options.executable, address);
+        hand_terminal_to_gdb(options.executable, address,
+                             options.reversible ? write_checkpoint_commands(private_directory->path()) : "");
     }
 
     DebugTarget target(std::move(session), options.reversible, options.follow);

@@ -229,6 +229,11 @@ void DebugTarget::end_diversion() {
     if (!diversion_) {
         return;
     }
+    if (diversion_->spoiled()) {
+        diversion_.reset();
+        stop_ = timeline_->replay_to_current(); // a fresh guest, its pids untouched
+        return;
+    }
     on_tracer([&] {
         diversion_->undo();
         stop_pc_ = diversion_->task().registers().rip;

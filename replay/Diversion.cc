@@ -112,7 +112,15 @@ int64_t Diversion::call(int number, const std::array<uint64_t, 6>& args) {
 }
 
 int Diversion::run(int request) {
-    return session_.run_alone_untraced(task_, request);
+    for (;;) {
+        const int status = session_.run_alone_untraced(task_, request);
+        const int event = WIFSTOPPED(status) ? status >> 16 : 0;
+        if (event != PTRACE_EVENT_FORK && event != PTRACE_EVENT_VFORK && event != PTRACE_EVENT_CLONE) {
+            return status;
+        }
+        spoiled_ = true; // the new task is gone; the call goes on
+        request = PTRACE_CONT;
+    }
 }
 
 bool Diversion::registers_restored() {

@@ -8,7 +8,9 @@
 // shift every pid the replay hands out after it. What is put back: the thread's registers (every register
 // set) and the signal it stopped for, the contents of every writable mapping, the mappings themselves
 // (ones the diversion made are unmapped) and the program break. What is not: effects outside the process
-// (a file written, a descriptor opened or closed), as in rr.
+// (a file written, a descriptor opened or closed), as in rr. A process or thread the diversion makes (gdb's
+// own `checkpoint` forks) is killed at once, but took a pid of the guest's namespace: then only a new run of
+// the replay to the same position puts things back (spoiled()).
 
 #include "tracer/Task.h"
 
@@ -35,6 +37,8 @@ public:
     tracer::Task& task() { return task_; }
     // Runs the thread (PTRACE_CONT or PTRACE_SINGLESTEP) to its next stop; returns the wait status.
     int run(int request);
+    // A process or thread was made: undo() cannot give its pid back.
+    bool spoiled() const { return spoiled_; }
     // Whether the thread's general registers are those it stopped with: gdb restores them when its call is
     // done, so the next resume is the replay's again.
     bool registers_restored();
@@ -61,6 +65,7 @@ private:
     std::optional<siginfo_t> signal_;     // the signal of a signal-delivery stop
     uint64_t program_break_ = 0;
     std::vector<Region> regions_;
+    bool spoiled_ = false;
 };
 
 } // namespace hermit::replay

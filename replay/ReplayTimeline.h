@@ -51,6 +51,8 @@ public:
     // Runs forward to the first trapped syscall at or after recorded event `event` (the stop is right
     // after it). Throws E062 when the replay ends first.
     void go_to_event(uint64_t event);
+    // Runs the replay again to the current position (what a spoiled diversion needs); returns its stop.
+    gdbserver::StopReason replay_to_current() { return replay_path(path_).reason; }
     // `monitor checkpoint`: remembers the current position; returns its number (from 1).
     size_t add_checkpoint();
     // `monitor restart N`: goes back (or forward) to checkpoint N; false when there is no such checkpoint.

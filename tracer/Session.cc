@@ -1500,20 +1500,34 @@ struct Session::State {
         return termination_signal == 0;
     }
 
-    // A debugger's diversion (Session::run_alone_untraced): `task` runs alone until a stop of its own.
+    // A debugger's diversion (Session::run_alone_untraced): `task` runs alone until a stop of its own. A
+    // process or thread it makes is killed at once: it is none of the guest's.
     int run_alone_untraced(Task& task, int request) {
         const pid_t tid = task.host_tid();
         task.flush_registers();
-        if (ptrace(static_cast<__ptrace_request>(request), tid, nullptr, 0) != 0) {
-            throw Error(ErrorCode::TracerInternal, "cannot run thread " + std::to_string(task.tid()) +
-                                                       " for the debugger: " + std::strerror(errno));
-        }
+        auto go_on = [&](int how) {
+            if (ptrace(static_cast<__ptrace_request>(how), tid, nullptr, 0) != 0) {
+                throw Error(ErrorCode::TracerInternal, "cannot run thread " + std::to_string(task.tid()) +
+                                                           " for the debugger: " + std::strerror(errno));
+            }
+        };
+        go_on(request);
         for (;;) {
             int status = 0;
             const pid_t found = waitpid(tid, &status, WNOHANG | __WALL);
-            if (found == tid && WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_SECCOMP) {
-                ptrace(PTRACE_CONT, tid, nullptr, 0); // the syscall runs in the kernel
+            const int event = found == tid && WIFSTOPPED(status) ? status >> 16 : 0;
+            if (event == PTRACE_EVENT_SECCOMP) {
+                go_on(PTRACE_CONT); // the syscall runs in the kernel
                 continue;
+            }
+            if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE) {
+                unsigned long child = 0;
+                ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &child);
+                kill(static_cast<pid_t>(child), SIGKILL);
+                while (waitpid(static_cast<pid_t>(child), nullptr, __WALL) < 0 && errno == EINTR) {
+                }
+                task.forget_stop();
+                return status; // the debugger undoes the rest by replaying
             }
             if (found == tid) {
                 task.forget_stop();

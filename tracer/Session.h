@@ -84,7 +84,9 @@ public:
     // For a debugger, during a DebugHook call (a diversion: gdb calls a function in the guest): continues
     // `task` alone with `request` (PTRACE_CONT or PTRACE_SINGLESTEP), the other threads staying stopped,
     // and waits for its next stop other than a seccomp stop or a notification: those syscalls run in the
-    // kernel, outside the schedule, the recording and the replay. Returns the wait status.
+    // kernel, outside the schedule, the recording and the replay. A process or thread it makes is killed
+    // at once, and its PTRACE_EVENT_FORK/VFORK/CLONE stop returned: the new task took a pid of the guest's
+    // namespace, which only a new run of the guest gives back. Returns the wait status.
     int run_alone_untraced(Task& task, int request);
 
 private:

@@ -224,6 +224,23 @@ TEST_F(GdbReplayTest, ThreadLocalVariablesAndMappings) {
     EXPECT_EQ(output.find("unable to open /proc"), std::string::npos) << output;
 }
 
+// `hermit replay` starts gdb itself, connected through a private socket; there gdb's checkpoint and restart
+// are the replay's.
+TEST_F(GdbReplayTest, HermitStartsGdbWithCheckpointsOfTheReplay) {
+    record("gdb_steps");
+    const auto session = run_process({hermit_binary(), "replay"},
+                                     "break add_square\ncontinue\ncheckpoint\ncontinue\nprint value\n"
+                                     "restart 1\nprint value\nbt 1\nquit\n",
+                                     60, {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    EXPECT_EQ(session.exit_status, 0) << session.stderr_text;
+    const std::regex sequence(R"re(\$1 = 2\n[^]*\$2 = 1\n[^]*#0  add_square \(value=value@entry=1\))re"
+                              R"re([^]*Checkpoint 1 at event [0-9]+\n[^]*Back at checkpoint 1)re");
+    // gdb prints monitor output on stderr.
+    const std::string output = session.stdout_text + session.stderr_text;
+    EXPECT_TRUE(std::regex_search(output, sequence)) << output;
+    EXPECT_EQ(session.stdout_text.find("target remote :"), std::string::npos) << "no TCP port";
+}
+
 // The end of the replay is a stop (SIGKILL, as rr shows it) from which gdb can go back; continuing past it
 // reports the recorded exit.
 TEST_F(GdbReplayTest, TheExitIsAStopToGoBackFrom) {
