@@ -23,6 +23,7 @@ int replay_once(const RecordingReader& reader, ReplayLog& log,
                 const std::function<void(tracer::GuestRun&, Replayer&)>& attach) {
     const RecordingMeta& meta = reader.meta();
     tracer::GuestRunSpec spec{meta.argv, meta.env, meta.cwd, meta.config, meta.inherited_descriptors};
+    spec.replaying = true;
     UniqueFd stdin_copy;
     for (const RecordedFile& file : meta.files) {
         if (file.path == RecordingMeta::kStdinCopy) {
@@ -56,6 +57,10 @@ int replay_once(const RecordingReader& reader, ReplayLog& log,
         attach(run, replayer);
     }
     const int exit_status = run.run();
+    if (const int signal_number = run.session().terminated_by(); signal_number != 0) {
+        spdlog::info("replay of {} stopped by signal {}", meta.id, signal_number);
+        return 128 + signal_number; // cut short on purpose: nothing to compare
+    }
     replayer.check_finished(meta.exit_status, exit_status);
     return exit_status;
 }

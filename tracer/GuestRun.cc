@@ -27,6 +27,7 @@ SessionOptions session_options(const GuestRunSpec& spec) {
     options.stdin_offset = spec.stdin_offset;
     options.namespaces = spec.config.namespaces;
     options.deterministic_scheduling = true;
+    options.interactive = !spec.replaying;
     return options;
 }
 

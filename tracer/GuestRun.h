@@ -28,6 +28,8 @@ struct GuestRunSpec {
     // reading it (SessionOptions::stdin_file); -1: hermit's stdin.
     int stdin_file = -1;
     uint64_t stdin_offset = 0;
+    // Replay: the inputs are the recording's (SessionOptions::interactive is false).
+    bool replaying = false;
 };
 
 class GuestRun : private EventSink {

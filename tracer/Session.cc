@@ -8,6 +8,7 @@
 #include "SyscallNotifications.h"
 #include "SyscallTable.h"
 #include "Task.h"
+#include "TerminalForeground.h"
 #include "TimerSource.h"
 #include "WaitPredictor.h"
 #include "formats/Error.h"
@@ -260,7 +261,12 @@ struct Session::State {
     // hermit's, not the guest's, and the notifying filter is already installed then.
     bool program_started = false;
     bool killing = false;
-    int termination_signal = 0;
+    int termination_signal = 0;    // received, not yet acted on
+    pid_t termination_sender = 0;  // who sent it
+    int forwarded_termination = 0; // passed on to the guest (an interactive run's first)
+    pid_t forwarded_sender = 0;
+    bool forwarded_delivered = false; // a guest thread received it
+    int forced_termination = 0;       // made hermit kill the guest
     bool faults_enabled = false;
     bool trap_cpuid = false; // CPUID faulting is armed at every exec
     DebugHook* debug_hook = nullptr;
@@ -805,6 +811,12 @@ struct Session::State {
     // A signal sent by kill/tgkill/sigqueue from a process outside the guest. Hermit's virtual alarm
     // timers send SIGALRM themselves, so SIGALRM never counts as one.
     bool sent_from_outside(const siginfo_t& info) const {
+        if (info.si_code == SI_KERNEL) {
+            // The terminal's signals (Ctrl-C, Ctrl-\, Ctrl-Z, a hangup, a resize) come from the kernel;
+            // its other signals (faults, SIGPIPE, SIGCHLD) follow from what the guest did.
+            return info.si_signo == SIGINT || info.si_signo == SIGQUIT || info.si_signo == SIGTSTP ||
+                   info.si_signo == SIGHUP || info.si_signo == SIGWINCH;
+        }
         if ((info.si_code != SI_USER && info.si_code != SI_QUEUE && info.si_code != SI_TKILL) ||
             info.si_signo == SIGALRM) {
             return false;
@@ -1332,6 +1344,7 @@ struct Session::State {
             default_action_kills(signal_number) && ((dispositions.caught | dispositions.ignored) & bit) == 0;
         emit(thread, SignalEvent{signal_number, info.si_code, info.si_pid, fatal, outside.has_value(),
                                  outside ? outside->sender_uid : 0});
+        forwarded_delivered |= outside.has_value() && signal_number == forwarded_termination;
         thread.resume_signal = signal_number;
         keep_running(thread);
     }
@@ -1483,6 +1496,7 @@ struct Session::State {
                     statuses_pending = true;
                 } else {
                     termination_signal = static_cast<int>(received[index].ssi_signo);
+                    termination_sender = static_cast<pid_t>(received[index].ssi_pid);
                 }
             }
         }
@@ -1766,8 +1780,9 @@ struct Session::State {
 
     void event_loop() {
         while (!threads.empty()) {
-            if (termination_signal != 0 && !killing) {
-                kill_everything();
+            if (const int signal_number = std::exchange(termination_signal, 0);
+                signal_number != 0 && !killing) {
+                on_termination_signal(signal_number);
             }
             if (deterministic() && holder == 0) {
                 schedule(0, ScheduleEvent::Reason::Yield);
@@ -1783,6 +1798,26 @@ struct Session::State {
                 check_holder();
             }
         }
+    }
+
+    // SIGINT, SIGTERM or SIGHUP came to hermit. An interactive run passes the first to the guest's process
+    // group, as a terminal would (the guest's handlers run, at a deterministic point: an outside signal);
+    // a second one, or any in a replay, ends the guest outright.
+    void on_termination_signal(int signal_number) {
+        if (options.interactive && forwarded_termination == 0 && launched.guest > 0) {
+            forwarded_termination = signal_number;
+            forwarded_sender = termination_sender;
+            kill(-launched.guest, signal_number);
+            return;
+        }
+        // The same signal again from the same sender before the guest got the first (GNU timeout sends it
+        // to hermit and to its own process group, hermit's): one pending signal, as the kernel keeps it.
+        if (options.interactive && signal_number == forwarded_termination &&
+            termination_sender == forwarded_sender && !forwarded_delivered) {
+            return;
+        }
+        forced_termination = signal_number;
+        kill_everything();
     }
 
     void kill_everything() {
@@ -1863,6 +1898,10 @@ void Session::set_virtual_clock(virt::VirtualClock* clock) {
 
 void Session::set_timer_source(TimerSource* timers) {
     state_->timer_source = timers;
+}
+
+int Session::terminated_by() const {
+    return state_->forced_termination;
 }
 
 int Session::run_alone_untraced(Task& task, int request) {
@@ -1960,6 +1999,10 @@ int Session::run() {
     state.emit(initial, ScheduleEvent{0, ScheduleEvent::Reason::Started});
     state.holder = state.launched.guest;
     initial.resumed_at_ns = monotonic_ns();
+    std::optional<TerminalForeground> foreground;
+    if (options.interactive) {
+        foreground.emplace(state.launched.guest);
+    }
 
     try {
         state.event_loop();
@@ -1971,8 +2014,8 @@ int Session::run() {
     sigprocmask(SIG_SETMASK, &state.saved_mask, nullptr);
     spdlog::debug("guest done: {} ptrace stops, {} notifications, {} events", state.stop_count,
                   state.notification_count, state.event_count);
-    if (state.termination_signal != 0) {
-        return 128 + state.termination_signal;
+    if (state.forced_termination != 0) {
+        return 128 + state.forced_termination;
     }
     return state.initial_status.value_or(125);
 }

@@ -44,6 +44,10 @@ struct SessionOptions {
     int stdin_file = -1;
     uint64_t stdin_offset = 0;
     std::vector<FileOverlay> overlays; // LaunchOptions::overlays
+    // run and record: the guest is the terminal's foreground job (TerminalForeground.h), and SIGINT,
+    // SIGTERM and SIGHUP sent to hermit go to the guest's process group, as a terminal sends them (a second
+    // one kills it). A replay (false) takes its inputs from the recording and ends on them instead.
+    bool interactive = true;
 };
 
 class Session {
@@ -61,6 +65,10 @@ public:
     // Starts the guest and runs it to completion. Returns the shell-style exit status of the initial
     // process: its exit code, or 128+N when a signal N killed it. Throws hermit::Error (E003, E004, E01x).
     int run();
+
+    // The termination signal that made hermit end the guest outright (a second one in an interactive run,
+    // the first otherwise), 0 if none.
+    int terminated_by() const;
 
     // The run's logical clock, in ns since the epoch of the run. Every emitted event first advances it by
     // kEventTimeStepNs and carries the new value as Event::time; interceptors that model the passage of

@@ -1,0 +1,180 @@
+// hermit as a user runs it from a shell: in a terminal (a real pty, hermit its session's foreground job),
+// and stopped with signals sent to its process group as a terminal's Ctrl-C or a shell's kill sends them,
+// or by `timeout`. Recordings made that way replay, without a terminal, to the same output and status.
+#include "HermitProcess.h"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace hermit::testing {
+namespace {
+
+struct Finished {
+    std::string output;
+    int exit_status = -1;
+};
+
+int shell_status(int status) {
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+[[noreturn]] void exec_argv(const std::vector<std::string>& argv) {
+    std::vector<char*> words;
+    for (const std::string& word : argv) {
+        words.push_back(const_cast<char*>(word.c_str()));
+    }
+    words.push_back(nullptr);
+    execvp(words[0], words.data());
+    _exit(127);
+}
+
+class InteractiveTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        data_dir_ = std::filesystem::temp_directory_path() /
+                    ("hermit-interactive-" + std::to_string(getpid()) + "-" +
+                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::remove_all(data_dir_);
+        std::filesystem::create_directories(data_dir_);
+        setenv("HERMIT_DATA_DIR", data_dir_.c_str(), 1);
+    }
+    void TearDown() override {
+        unsetenv("HERMIT_DATA_DIR");
+        std::filesystem::remove_all(data_dir_);
+    }
+
+    // Runs `argv` as the only job of a new session whose controlling terminal is a new pty, with `typed`
+    // typed into the terminal; returns what the terminal showed once every process let go of it.
+    static Finished in_terminal(const std::vector<std::string>& argv, const std::string& typed) {
+        int terminal = -1;
+        const pid_t child = forkpty(&terminal, nullptr, nullptr, nullptr);
+        if (child == 0) {
+            exec_argv(argv);
+        }
+        Finished finished;
+        if (child < 0) {
+            ADD_FAILURE() << "forkpty failed";
+            return finished;
+        }
+        // The line waits in the terminal until something reads it: no need to know when.
+        EXPECT_EQ(write(terminal, typed.data(), typed.size()), static_cast<ssize_t>(typed.size()));
+        char buffer[4096];
+        for (;;) {
+            const ssize_t count = read(terminal, buffer, sizeof buffer);
+            if (count <= 0) {
+                break; // EIO once no process has the terminal open
+            }
+            finished.output.append(buffer, static_cast<size_t>(count));
+        }
+        int status = 0;
+        waitpid(child, &status, 0);
+        close(terminal);
+        finished.exit_status = shell_status(status);
+        return finished;
+    }
+
+    // Runs `argv` in a session of its own, without a terminal, its stdin a pipe that stays open (a read
+    // of it waits); once it printed `ready`, sends `signal_number` to its process group (0: none). Returns
+    // its whole output and status.
+    static Finished signalled_after(const std::vector<std::string>& argv, const std::string& ready,
+                                    int signal_number) {
+        int input[2];
+        int output[2];
+        Finished finished;
+        if (pipe2(input, O_CLOEXEC) != 0 || pipe2(output, O_CLOEXEC) != 0) {
+            ADD_FAILURE() << "pipe failed";
+            return finished;
+        }
+        const pid_t child = fork();
+        if (child == 0) {
+            setsid();
+            dup2(input[0], 0);
+            dup2(output[1], 1);
+            exec_argv(argv);
+        }
+        close(input[0]);
+        close(output[1]);
+        char buffer[4096];
+        bool signalled = signal_number == 0;
+        for (;;) {
+            const ssize_t count = read(output[0], buffer, sizeof buffer);
+            if (count <= 0) {
+                break;
+            }
+            finished.output.append(buffer, static_cast<size_t>(count));
+            if (!signalled && finished.output.find(ready) != std::string::npos) {
+                kill(-child, signal_number);
+                signalled = true;
+            }
+        }
+        int status = 0;
+        waitpid(child, &status, 0);
+        close(input[1]);
+        close(output[0]);
+        finished.exit_status = shell_status(status);
+        return finished;
+    }
+
+    static ProcessResult replay() { return run_process({hermit_binary(), "replay", "--autopilot"}, "", 60); }
+
+    std::filesystem::path data_dir_;
+};
+
+TEST_F(InteractiveTest, AGuestReadsWhatIsTypedIntoTheTerminal) {
+    const std::vector<std::string> guest = {"--", "sh", "-c", "read line; echo got:$line"};
+    for (const char* command : {"run", "record"}) {
+        std::vector<std::string> argv = {hermit_binary(), command};
+        if (std::string(command) == "record") {
+            argv.push_back("start");
+        }
+        argv.insert(argv.end(), guest.begin(), guest.end());
+        const Finished finished = in_terminal(argv, "typed\n");
+        EXPECT_EQ(finished.exit_status, 0) << command << ": " << finished.output;
+        EXPECT_NE(finished.output.find("got:typed"), std::string::npos) << command << ": " << finished.output;
+    }
+    // The recording holds what was typed: its replay needs no terminal.
+    const ProcessResult replayed = replay();
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, "got:typed\n") << replayed.stderr_text;
+}
+
+// SIGINT to the process group (a terminal's Ctrl-C, a shell's kill -INT -PGID) reaches the guest's
+// handler, under run and record, and the recording replays to the same output and status.
+TEST_F(InteractiveTest, SigintToTheGroupRunsTheGuestsHandler) {
+    const std::string guest = guest_path("interactive_signals");
+    const Finished run = signalled_after({hermit_binary(), "run", "--", guest}, "ready\n", SIGINT);
+    EXPECT_EQ(run.exit_status, 42) << run.output;
+    EXPECT_EQ(run.output, "ready\ngot SIGINT\n");
+    const Finished recorded =
+        signalled_after({hermit_binary(), "record", "start", "--", guest}, "ready\n", SIGINT);
+    EXPECT_EQ(recorded.exit_status, 42) << recorded.output;
+    EXPECT_EQ(recorded.output, "ready\ngot SIGINT\n");
+    const ProcessResult replayed = replay();
+    EXPECT_EQ(replayed.exit_status, 42) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, "ready\ngot SIGINT\n") << replayed.stderr_text;
+}
+
+// A recording ended by `timeout` (SIGTERM to hermit, which passes it on) is complete: it replays.
+TEST_F(InteractiveTest, ARecordingStoppedByTimeoutReplays) {
+    const Finished recorded = signalled_after({"timeout", "-s", "TERM", "1", hermit_binary(), "record",
+                                               "start", "--", guest_path("interactive_signals")},
+                                              "", 0);
+    EXPECT_EQ(recorded.exit_status, 124) << "timeout's own status when it had to stop the command";
+    EXPECT_EQ(recorded.output, "ready\ngot SIGTERM\n");
+    const ProcessResult replayed = replay();
+    EXPECT_EQ(replayed.exit_status, 43) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, "ready\ngot SIGTERM\n") << replayed.stderr_text;
+}
+
+} // namespace
+} // namespace hermit::testing
