@@ -1,4 +1,5 @@
 #include "Commands.h"
+#include "RunConfigOptions.h"
 #include "SyscallNameLookup.h"
 
 #include "formats/Error.h"
@@ -232,20 +233,14 @@ void add_record_command(CLI::App& app, CommandContext& context) {
     auto* start = command->add_subcommand("start", "Record the guest command given after --");
     start->add_option("--name", start_options->name,
                       "Name of the recording (default: the command's basename)");
-    // The chaos options of `hermit run`, so a failing seed that `hermit search` found can be recorded.
-    start->add_option("--seed", start_options->config.seed,
-                      "Seed of every pseudo-random stream (guest data, scheduler)");
-    start->add_flag("--chaos", start_options->config.chaos,
-                    "Explore thread interleavings with a seeded schedule");
-    start
-        ->add_option("--sched-heuristic", start_options->config.sched_heuristic,
-                     "Chaos schedule: none, random or pct")
-        ->check(CLI::IsMember({"none", "random", "pct"}));
-    start->add_option("--pct-depth", start_options->config.pct_depth,
-                      "PCT bug depth (number of priority change points + 1)");
+    // The options of `hermit run`, so that anything a run does can be recorded (a seed `hermit search`
+    // found, an epoch, strict mode); the recording's metadata stores them.
+    auto run_arguments = std::make_shared<RunConfigArguments>();
+    add_run_config_options(*start, *run_arguments);
     start->add_option("command", start_options->argv, "The guest command, after --")->required();
-    start->callback([&context, start_options] {
+    start->callback([&context, start_options, run_arguments] {
         apply_global_options(context.global);
+        start_options->config = run_arguments->config();
         context.exit_status = replay::record_start(*start_options);
     });
 

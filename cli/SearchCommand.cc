@@ -3,12 +3,14 @@
 #include "formats/Error.h"
 #include "replay/KubernetesJob.h"
 #include "replay/SeedSearch.h"
+#include "tracer/ExecutableResolver.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -161,6 +163,9 @@ void run_search(const SearchArguments& arguments) {
         emit_kubernetes_job(arguments, seeds);
         return;
     }
+    // A program that cannot start fails every seed alike: say so instead of "no failing seed".
+    const char* path = std::getenv("PATH");
+    tracer::resolve_executable(arguments.command.front(), path != nullptr ? path : "/usr/bin:/bin");
     replay::SeedSearchOptions options;
     options.seeds = seeds;
     options.jobs = arguments.jobs > 0 ? arguments.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -201,20 +206,28 @@ void add_search_command(CLI::App& app, CommandContext& context) {
                         "PCT bug depth (number of priority change points + 1)");
     command->add_option("--timeout", arguments->timeout_seconds,
                         "Kill a run after SECONDS and count it as failing (default: no limit)");
-    command->add_flag("--emit-k8s-job", arguments->emit_k8s_job,
-                      "Print a Kubernetes Indexed Job that runs the search in shards instead of running it");
-    command->add_option("--shards", arguments->shards,
-                        "With --emit-k8s-job: number of pods (Job completions)");
-    command->add_option("--parallelism", arguments->parallelism,
-                        "With --emit-k8s-job: pods at a time (default: min(shards, 10))");
-    command->add_option("--image", arguments->image,
-                        "With --emit-k8s-job: container image with hermit and the program");
-    command->add_option("--job-name", arguments->job_name, "With --emit-k8s-job: the Job's name");
-    command->add_option(
-        "--results-claim", arguments->results_claim,
-        "With --emit-k8s-job: PersistentVolumeClaim to mount at /results (default: emptyDir)");
-    command->add_option("-o,--output", arguments->output_path,
-                        "With --emit-k8s-job: write the manifest to PATH");
+    CLI::Option* k8s = command->add_flag(
+        "--emit-k8s-job", arguments->emit_k8s_job,
+        "Print a Kubernetes Indexed Job that runs the search in shards instead of running it");
+    command
+        ->add_option("--shards", arguments->shards, "With --emit-k8s-job: number of pods (Job completions)")
+        ->needs(k8s);
+    command
+        ->add_option("--parallelism", arguments->parallelism,
+                     "With --emit-k8s-job: pods at a time (default: min(shards, 10))")
+        ->needs(k8s);
+    command
+        ->add_option("--image", arguments->image,
+                     "With --emit-k8s-job: container image with hermit and the program")
+        ->needs(k8s);
+    command->add_option("--job-name", arguments->job_name, "With --emit-k8s-job: the Job's name")->needs(k8s);
+    command
+        ->add_option("--results-claim", arguments->results_claim,
+                     "With --emit-k8s-job: PersistentVolumeClaim to mount at /results (default: emptyDir)")
+        ->needs(k8s);
+    command
+        ->add_option("-o,--output", arguments->output_path, "With --emit-k8s-job: write the manifest to PATH")
+        ->needs(k8s);
     command->add_option("command", arguments->command, "The guest command, after --");
 
     command->callback([&context, arguments] {

@@ -4,6 +4,7 @@
 #include "formats/Logging.h"
 
 #include <cstdio>
+#include <string>
 
 namespace hermit::cli {
 
@@ -15,6 +16,19 @@ void apply_global_options(const GlobalOptions& global) {
 }
 
 namespace {
+
+// CLI11's words for a command line it cannot parse, except where they mislead: a word that names no
+// command reads "A subcommand is required".
+std::string usage_problem(const CLI::App& app, const CLI::ParseError& error) {
+    if (app.get_subcommands().empty() && !app.remaining().empty()) {
+        std::string commands;
+        for (const CLI::App* command : app.get_subcommands({})) {
+            commands += (commands.empty() ? "" : ", ") + command->get_name();
+        }
+        return "unknown command '" + app.remaining().front() + "' (the commands are " + commands + ")";
+    }
+    return error.what();
+}
 
 int run_main(int argc, char** argv) {
     CommandContext context;
@@ -41,7 +55,7 @@ int run_main(int argc, char** argv) {
     } catch (const CLI::Success& success) {
         return app.exit(success);
     } catch (const CLI::ParseError& parse_error) {
-        std::fprintf(stderr, "%s\n", Error(ErrorCode::UsageError, parse_error.what()).what());
+        std::fprintf(stderr, "%s\n", Error(ErrorCode::UsageError, usage_problem(app, parse_error)).what());
         std::fprintf(stderr, "Run 'hermit --help' for usage.\n");
         return error_info(ErrorCode::UsageError).exit_status;
     }

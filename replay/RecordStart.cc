@@ -30,7 +30,7 @@ int64_t unix_time_ms() {
 // Errors that mean the guest never started: the directory holds nothing worth keeping.
 bool guest_never_started(const Error& error) {
     return error.code() == ErrorCode::GuestNotFound || error.code() == ErrorCode::GuestNotExecutable ||
-           error.code() == ErrorCode::MissingCommand;
+           error.code() == ErrorCode::GuestNotRunnable || error.code() == ErrorCode::MissingCommand;
 }
 
 } // namespace

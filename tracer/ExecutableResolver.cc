@@ -2,8 +2,13 @@
 
 #include "formats/Error.h"
 
+#include <elf.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
 
 namespace hermit::tracer {
 
@@ -14,19 +19,43 @@ bool is_regular_file(const std::string& path) {
     return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
+// What the kernel would run: a script (#!) or a 64-bit x86 ELF program; anything else fails its exec
+// after hermit set everything up, so it is refused first, saying why.
+void check_runnable(const std::string& name, const std::string& path) {
+    unsigned char header[EI_NIDENT + 4] = {};
+    const int file = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const ssize_t count = file >= 0 ? read(file, header, sizeof header) : -1;
+    if (file >= 0) {
+        close(file);
+    }
+    if (count >= 2 && header[0] == '#' && header[1] == '!') {
+        return;
+    }
+    if (count < EI_NIDENT || std::memcmp(header, ELFMAG, SELFMAG) != 0) {
+        throw Error(ErrorCode::GuestNotRunnable, name, "not an ELF program or a script");
+    }
+    if (header[EI_CLASS] != ELFCLASS64) {
+        throw Error(ErrorCode::GuestNotRunnable, name, "32-bit programs are not supported");
+    }
+}
+
 } // namespace
 
 std::string resolve_executable(const std::string& name, const std::string& search_path) {
     if (name.empty()) {
-        throw Error(ErrorCode::GuestNotFound, name);
+        throw Error(ErrorCode::GuestNotFound, name, "no such file or directory");
     }
     if (name.find('/') != std::string::npos) {
+        if (std::filesystem::is_directory(name)) {
+            throw Error(ErrorCode::GuestNotFound, name, "is a directory");
+        }
         if (!is_regular_file(name)) {
-            throw Error(ErrorCode::GuestNotFound, name);
+            throw Error(ErrorCode::GuestNotFound, name, "no such file or directory");
         }
         if (access(name.c_str(), X_OK) != 0) {
             throw Error(ErrorCode::GuestNotExecutable, name);
         }
+        check_runnable(name, name);
         return name;
     }
     bool found_without_permission = false;
@@ -37,6 +66,7 @@ std::string resolve_executable(const std::string& name, const std::string& searc
         std::string candidate = (directory.empty() ? std::string(".") : directory) + "/" + name;
         if (is_regular_file(candidate)) {
             if (access(candidate.c_str(), X_OK) == 0) {
+                check_runnable(name, candidate);
                 return candidate;
             }
             found_without_permission = true;
@@ -49,7 +79,7 @@ std::string resolve_executable(const std::string& name, const std::string& searc
     if (found_without_permission) {
         throw Error(ErrorCode::GuestNotExecutable, name);
     }
-    throw Error(ErrorCode::GuestNotFound, name);
+    throw Error(ErrorCode::GuestNotFound, name, "no such file or directory in PATH");
 }
 
 std::string search_path_of(const std::vector<std::string>& env) {

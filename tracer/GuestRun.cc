@@ -34,7 +34,7 @@ SessionOptions session_options(const GuestRunSpec& spec) {
 std::unique_ptr<SchedulePolicy> schedule_policy(const RunConfig& config) {
     SchedulePolicyOptions options;
     if (config.chaos) {
-        options.heuristic = config.sched_heuristic == "none" ? "random" : config.sched_heuristic;
+        options.heuristic = config.sched_heuristic; // "none": round-robin, chaos or not
     }
     options.seed = config.seed;
     options.pct_depth = config.pct_depth;

@@ -15,7 +15,7 @@ StraceInterceptor::StraceInterceptor(FILE* output, SyscallFormatOptions options)
     : formatter_(options), output_(output), owns_output_(false) {}
 
 StraceInterceptor::StraceInterceptor(const std::string& path, SyscallFormatOptions options)
-    : formatter_(options), output_(std::fopen(path.c_str(), "w")), owns_output_(true) {
+    : formatter_(options), output_(std::fopen(path.c_str(), "we")), owns_output_(true) {
     if (!output_) {
         throw Error(ErrorCode::StraceOutputUnavailable, path, std::strerror(errno));
     }

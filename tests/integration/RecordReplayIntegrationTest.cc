@@ -921,5 +921,28 @@ TEST_F(RecordReplayTest, ReplayOfMissingRecordingFailsWithE035) {
     EXPECT_NE(replayed.stderr_text.find("E03"), std::string::npos) << replayed.stderr_text;
 }
 
+// Everything `hermit run` takes, record start takes too, and the metadata says what the run really used.
+TEST_F(RecordReplayTest, RecordStartTakesTheRunOptionsAndNamesTheScheduleItUsed) {
+    const ProcessResult recorded =
+        hermit({"record", "start", "--epoch=2020-01-01T00:00:00Z", "--strict", "--no-namespaces",
+                "--preemption-timeout=disabled", "--chaos", "--", "date", "+%Y"});
+    // --strict fails on a host without CPUID faulting or rdtsc trapping: either way, not a usage error.
+    ASSERT_NE(recorded.exit_status, 2) << recorded.stderr_text;
+    if (recorded.exit_status == 0) {
+        EXPECT_EQ(recorded.stdout_text, "2020\n");
+        const ProcessResult info = hermit({"record", "info", "latest"});
+        EXPECT_NE(info.stdout_text.find("chaos true, heuristic random"), std::string::npos)
+            << info.stdout_text;
+        EXPECT_NE(info.stdout_text.find("strict true, namespaces false"), std::string::npos)
+            << info.stdout_text;
+    }
+    const ProcessResult round_robin = hermit(
+        {"record", "start", "--chaos", "--sched-heuristic=none", "--epoch=1577836800", "--", "date", "+%Y"});
+    ASSERT_EQ(round_robin.exit_status, 0) << round_robin.stderr_text;
+    EXPECT_EQ(round_robin.stdout_text, "2020\n");
+    const ProcessResult info = hermit({"record", "info", "latest"});
+    EXPECT_NE(info.stdout_text.find("chaos true, heuristic none"), std::string::npos) << info.stdout_text;
+}
+
 } // namespace
 } // namespace hermit::testing

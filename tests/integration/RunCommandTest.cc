@@ -5,10 +5,12 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -92,6 +94,86 @@ TEST(HermitRun, MissingExecutableIs127WithE003) {
     ProcessResult result = hermit_run({"no-such-program-for-hermit"});
     EXPECT_EQ(result.exit_status, 127);
     EXPECT_NE(result.stderr_text.find("E003"), std::string::npos) << result.stderr_text;
+}
+
+// Every program that cannot run is refused before anything starts, saying why.
+TEST(HermitRun, ProgramsThatCannotRunAreRefusedWithTheReason) {
+    const std::string scratch = ::testing::TempDir() + "hermit-run-refused-" + std::to_string(getpid());
+    {
+        std::ofstream(scratch + "-text") << "hello\n";
+        // The ELF identification of a 32-bit program: class ELFCLASS32.
+        std::ofstream(scratch + "-elf32", std::ios::binary)
+            << std::string("\x7f"
+                           "ELF\x01\x01\x01\0\0\0\0\0\0\0\0\0",
+                           16)
+            << std::string(48, '\0');
+    }
+    chmod((scratch + "-text").c_str(), 0755);
+    chmod((scratch + "-elf32").c_str(), 0755);
+    const struct {
+        std::string program;
+        int exit_status;
+        std::string says;
+    } cases[] = {
+        {"./no-such-program", 127,
+         "error[E003]: cannot run './no-such-program': no such file or directory\n"},
+        {"no-such-program-for-hermit", 127, "no such file or directory in PATH"},
+        {"/tmp", 127, "error[E003]: cannot run '/tmp': is a directory"},
+        {scratch + "-text", 126,
+         "error[E006]: cannot run '" + scratch + "-text': not an ELF program or a script"},
+        {scratch + "-elf32", 126,
+         "error[E006]: cannot run '" + scratch + "-elf32': 32-bit programs are not supported"},
+    };
+    for (const auto& refused : cases) {
+        const ProcessResult result = hermit_run({refused.program});
+        EXPECT_EQ(result.exit_status, refused.exit_status) << refused.program << ": " << result.stderr_text;
+        EXPECT_NE(result.stderr_text.find(refused.says), std::string::npos) << result.stderr_text;
+    }
+    std::remove((scratch + "-text").c_str());
+    std::remove((scratch + "-elf32").c_str());
+}
+
+// An option of a mode needs the mode; modes exclude each other; a word that names no command says so.
+TEST(HermitRun, OptionsThatCannotTakeEffectAreUsageErrors) {
+    const struct {
+        std::vector<std::string> argv;
+        std::string says;
+    } cases[] = {
+        {{"run", "--verify-json", "out.json", "--", "true"}, "--verify-json requires --verify"},
+        {{"run", "--strace-file", "trace.txt", "--", "true"}, "--strace-file requires --strace-only"},
+        {{"run", "--namespace-only", "--strace-only", "--", "true"}, "excludes"},
+        {{"run", "--namespace-only", "--no-namespaces", "--", "true"}, "excludes"},
+        {{"run", "--verify", "--strace-only", "--", "true"}, "excludes"},
+        {{"run", "--sched-heuristic=random", "--", "true"}, "--sched-heuristic requires --chaos"},
+        {{"search", "--seeds=1..2", "--shards", "2", "--", "true"}, "--shards requires --emit-k8s-job"},
+        {{"nosuchcommand"}, "unknown command 'nosuchcommand' (the commands are run, record"},
+    };
+    for (const auto& usage : cases) {
+        std::vector<std::string> argv = {hermit_binary()};
+        argv.insert(argv.end(), usage.argv.begin(), usage.argv.end());
+        const ProcessResult result = run_process(argv);
+        EXPECT_EQ(result.exit_status, 2) << usage.argv.front() << ": " << result.stderr_text;
+        EXPECT_NE(result.stderr_text.find("error[E002]"), std::string::npos) << result.stderr_text;
+        EXPECT_NE(result.stderr_text.find(usage.says), std::string::npos) << result.stderr_text;
+    }
+}
+
+// A search of a program that cannot start fails, instead of reporting "no failing seed".
+TEST(HermitRun, SearchingAMissingProgramIsE003) {
+    const ProcessResult result =
+        run_process({hermit_binary(), "search", "--seeds=1..2", "--", "no-such-program"});
+    EXPECT_EQ(result.exit_status, 127) << result.stdout_text;
+    EXPECT_NE(result.stderr_text.find("error[E003]"), std::string::npos) << result.stderr_text;
+}
+
+// The trace file of --strace-only is hermit's: the guest does not inherit it (it took descriptor 3).
+TEST(HermitRun, TheStraceFileIsNotTheGuests) {
+    const std::string trace = ::testing::TempDir() + "hermit-strace-file-" + std::to_string(getpid());
+    const ProcessResult result =
+        hermit_run({"ls", "-l", "/proc/self/fd/"}, {"--strace-only", "--strace-file", trace});
+    EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
+    EXPECT_EQ(result.stdout_text.find(trace), std::string::npos) << result.stdout_text;
+    std::remove(trace.c_str());
 }
 
 TEST(HermitRun, MissingCommandIsE005) {
