@@ -821,14 +821,18 @@ void DebugTarget::on_signal(tracer::Task& task, int signal_number,
     if (detached_ || task.pid() != debugged_pid_) {
         return;
     }
+    report_stop(task, signal_stop(task, signal_number), stopped);
+}
+
+StopReason DebugTarget::signal_stop(tracer::Task& task, int signal_number) {
     // The signal ends a step of its thread, as natively: gdb sees the signal.
     stepping_.erase(task.host_tid());
     watch_steps_.erase(task.host_tid());
+    stop_at_event_ = false;
     StopReason stop;
     stop.thread = thread_id(task);
     stop.signal = signal_number;
-    stop_at_event_ = false;
-    report_stop(task, stop, stopped);
+    return stop;
 }
 
 void DebugTarget::on_process_exit(tracer::Task& task, const std::vector<tracer::Task*>& stopped) {
@@ -836,14 +840,8 @@ void DebugTarget::on_process_exit(tracer::Task& task, const std::vector<tracer::
     if (!timeline_ || detached_ || task.pid() != debugged_pid_) {
         return;
     }
-    stepping_.erase(task.host_tid());
-    watch_steps_.erase(task.host_tid());
-    StopReason stop;
-    stop.thread = thread_id(task);
-    stop.signal = SIGKILL;
-    stop_at_event_ = false;
     stop_at_exit_ = true;
-    report_stop(task, stop, stopped);
+    report_stop(task, signal_stop(task, SIGKILL), stopped);
     stop_at_exit_ = false;
 }
 

@@ -154,6 +154,8 @@ private:
     void on_interrupt(tracer::Task& task, const std::vector<tracer::Task*>& stopped) override;
     void on_exec(tracer::Task& task) override;
     void on_event(const Event& event) override;
+    // The stop of `task` for `signal_number` (a signal, or the end as SIGKILL); it ends a step of `task`.
+    gdbserver::StopReason signal_stop(tracer::Task& task, int signal_number);
     // Shows gdb `stop` of `task` and serves it until it resumes the guest.
     void report_stop(tracer::Task& task, const gdbserver::StopReason& stop,
                      const std::vector<tracer::Task*>& stopped);

@@ -91,15 +91,7 @@ int64_t Diversion::call(int number, const std::array<uint64_t, 6>& args) {
         !text.write(saved.rip, kSyscallThenTrap.data(), kSyscallThenTrap.size())) {
         throw Error(ErrorCode::TracerInternal, "cannot place a syscall for a diversion");
     }
-    user_regs_struct injected = saved;
-    injected.rax = static_cast<uint64_t>(number);
-    injected.rdi = args[0];
-    injected.rsi = args[1];
-    injected.rdx = args[2];
-    injected.r10 = args[3];
-    injected.r8 = args[4];
-    injected.r9 = args[5];
-    task_.set_registers(injected);
+    task_.set_registers(tracer::syscall_registers(saved, number, args));
     const int status = session_.run_alone_untraced(task_, PTRACE_CONT);
     text.write(saved.rip, original.data(), original.size());
     if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP) {

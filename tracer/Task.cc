@@ -173,17 +173,22 @@ void Task::run_to_syscall_exit() {
     registers_valid_ = false;
 }
 
+user_regs_struct syscall_registers(const user_regs_struct& at, int number,
+                                   const std::array<uint64_t, 6>& args) {
+    user_regs_struct call = at;
+    call.orig_rax = static_cast<uint64_t>(number);
+    call.rax = static_cast<uint64_t>(number);
+    call.rdi = args[0];
+    call.rsi = args[1];
+    call.rdx = args[2];
+    call.r10 = args[3];
+    call.r8 = args[4];
+    call.r9 = args[5];
+    return call;
+}
+
 int64_t Task::run_injected(const user_regs_struct& at, int number, const std::array<uint64_t, 6>& args) {
-    user_regs_struct injected = at;
-    injected.orig_rax = static_cast<uint64_t>(number);
-    injected.rax = static_cast<uint64_t>(number);
-    injected.rdi = args[0];
-    injected.rsi = args[1];
-    injected.rdx = args[2];
-    injected.r10 = args[3];
-    injected.r8 = args[4];
-    injected.r9 = args[5];
-    set_registers(injected);
+    set_registers(syscall_registers(at, number, args));
     flush_registers();
     strings_read_.clear();
     run_to_syscall_exit();

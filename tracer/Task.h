@@ -163,6 +163,10 @@ private:
     FileSystemContext context_;
 };
 
+// `at` with the registers that make its syscall instruction call `number(args...)`.
+user_regs_struct syscall_registers(const user_regs_struct& at, int number,
+                                   const std::array<uint64_t, 6>& args);
+
 // The f_type (statfs) of the file system that holds `file`; 0 when it cannot be told.
 long file_system_of(const UniqueFd& file);
 
