@@ -36,18 +36,21 @@ void disable_nagle(int fd) {
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-// Waits until `fd` is readable (true) or `cancel` is (false); `timeout_ms` as poll's. A timeout is false.
-bool readable_before_cancel(int fd, int cancel, int timeout_ms) {
+enum class Wait { Readable, Cancelled, TimedOut };
+
+// Waits until `fd` is readable or `cancel` (-1: none) is, at most `timeout_ms` (as poll's).
+Wait wait_for(int fd, int cancel, int timeout_ms) {
     pollfd entries[2] = {{fd, POLLIN, 0}, {cancel, POLLIN, 0}};
     const nfds_t count = cancel >= 0 ? 2 : 1;
     int ready = 0;
     do {
         ready = poll(entries, count, timeout_ms);
     } while (ready < 0 && errno == EINTR);
-    if (ready <= 0 || (count == 2 && entries[1].revents != 0)) {
-        return false;
+    if (count == 2 && ready > 0 && entries[1].revents != 0) {
+        return Wait::Cancelled;
     }
-    return (entries[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+    return ready > 0 && (entries[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0 ? Wait::Readable
+                                                                                 : Wait::TimedOut;
 }
 
 } // namespace
@@ -93,7 +96,7 @@ Socket Socket::connect_loopback(uint16_t port) {
 
 std::string Socket::read_some() {
     char buffer[4096];
-    if (cancel_ >= 0 && !readable_before_cancel(fd_.get(), cancel_, -1)) {
+    if (cancel_ >= 0 && wait_for(fd_.get(), cancel_, -1) == Wait::Cancelled) {
         return {};
     }
     for (;;) {
@@ -114,8 +117,7 @@ std::string Socket::read_some() {
 
 bool Socket::wait_readable(int timeout_ms) {
     // A cancelled wait reads as the end of the stream: read_some() then reports it.
-    return readable_before_cancel(fd_.get(), cancel_, timeout_ms) ||
-           (cancel_ >= 0 && readable_before_cancel(cancel_, -1, 0));
+    return wait_for(fd_.get(), cancel_, timeout_ms) != Wait::TimedOut;
 }
 
 void Socket::write_all(std::string_view data) {
@@ -174,7 +176,7 @@ Listener Listener::listen_local(const std::string& path) {
 
 std::optional<Socket> Listener::accept(int cancel) {
     for (;;) {
-        if (cancel >= 0 && !readable_before_cancel(fd_.get(), cancel, -1)) {
+        if (cancel >= 0 && wait_for(fd_.get(), cancel, -1) == Wait::Cancelled) {
             return std::nullopt;
         }
         int fd = accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC);

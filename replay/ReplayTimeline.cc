@@ -68,21 +68,24 @@ void ReplayTimeline::moved_forward(Motion motion, const StopSet& stops, const En
 
 StopReason ReplayTimeline::reverse_resume(gdbserver::ResumeKind kind, const gdbserver::ThreadId&,
                                           const gdbserver::InterruptCheck& interrupted) {
-    interrupted_ = interrupted;
-    try {
-        StopReason reason = kind == gdbserver::ResumeKind::Continue ? reverse_continue() : reverse_step();
-        interrupted_ = [] { return false; };
-        return reason;
-    } catch (const Interrupted&) {
-        interrupted_ = [] { return false; };
-        StopReason reason = replay_path(path_).reason;
-        reason.kind = StopReason::Kind::Signal;
-        reason.signal = SIGINT;
-        return reason;
-    } catch (...) {
-        interrupted_ = [] { return false; };
-        throw;
+    {
+        // gdb's check is the timeline's for this command only, however it ends.
+        struct Scoped {
+            gdbserver::InterruptCheck& check;
+            ~Scoped() {
+                check = [] { return false; };
+            }
+        } scoped{interrupted_};
+        interrupted_ = interrupted;
+        try {
+            return kind == gdbserver::ResumeKind::Continue ? reverse_continue() : reverse_step();
+        } catch (const Interrupted&) {
+        }
     }
+    StopReason reason = replay_path(path_).reason; // back to where the command began
+    reason.kind = StopReason::Kind::Signal;
+    reason.signal = SIGINT;
+    return reason;
 }
 
 StopReason ReplayTimeline::reverse_step() {

@@ -1273,13 +1273,17 @@ struct Session::State {
         return true;
     }
 
+    // The Session holds `thread` at a ptrace stop while it does not run.
+    static bool held_at_a_stop(const Thread& thread) {
+        return thread.state == ThreadState::Ready || thread.state == ThreadState::Blocked ||
+               thread.state == ThreadState::Waiting;
+    }
+
     // `thread` and every other guest thread the Session holds stopped, for the debug hook.
     std::vector<Task*> stopped_threads(Thread& thread) {
         std::vector<Task*> stopped{thread.task.get()};
         for (auto& [host_tid, other] : threads) {
-            if (&other != &thread &&
-                (other.state == ThreadState::Ready || other.state == ThreadState::Blocked ||
-                 other.state == ThreadState::Waiting)) {
+            if (&other != &thread && held_at_a_stop(other)) {
                 stopped.push_back(other.task.get());
             }
         }
@@ -1487,18 +1491,7 @@ struct Session::State {
             return false;
         }
         if ((sources[0].revents & POLLIN) != 0) {
-            // One read takes every pending signal: there are four in the set, each pending once at most.
-            std::array<signalfd_siginfo, 4> received{};
-            const ssize_t bytes = read(signals.get(), received.data(), sizeof received);
-            for (size_t index = 0; bytes > 0 && index < static_cast<size_t>(bytes) / sizeof received[0];
-                 ++index) {
-                if (received[index].ssi_signo == SIGCHLD) {
-                    statuses_pending = true;
-                } else {
-                    termination_signal = static_cast<int>(received[index].ssi_signo);
-                    termination_sender = static_cast<pid_t>(received[index].ssi_pid);
-                }
-            }
+            take_signals();
         }
         if (debugger_stop_requests >= 0 && (sources[count - 1].revents & POLLIN) != 0) {
             uint64_t requests = 0;
@@ -1512,6 +1505,22 @@ struct Session::State {
             notifications = SyscallNotifications{}; // no guest process is left to notify
         }
         return termination_signal == 0;
+    }
+
+    // Reads the signalfd: a SIGCHLD means statuses to wait for, another signal a termination request.
+    void take_signals() {
+        // One read takes every pending signal: there are four in the set, each pending once at most.
+        std::array<signalfd_siginfo, 4> received{};
+        const ssize_t bytes = read(signals.get(), received.data(), sizeof received);
+        for (size_t index = 0; bytes > 0 && index < static_cast<size_t>(bytes) / sizeof received[0];
+             ++index) {
+            if (received[index].ssi_signo == SIGCHLD) {
+                statuses_pending = true;
+            } else {
+                termination_signal = static_cast<int>(received[index].ssi_signo);
+                termination_sender = static_cast<pid_t>(received[index].ssi_pid);
+            }
+        }
     }
 
     // A debugger's diversion (Session::run_alone_untraced): `task` runs alone until a stop of its own. A
@@ -1556,10 +1565,7 @@ struct Session::State {
                 continue;
             }
             if ((sources[0].revents & POLLIN) != 0) {
-                std::array<signalfd_siginfo, 4> received{};
-                if (read(signals.get(), received.data(), sizeof received) > 0) {
-                    statuses_pending = true; // others' stops wait for the Session's own waitpid
-                }
+                take_signals(); // others' stops wait for the Session's own waitpid
             }
             if (notifications.active() && (sources[1].revents & POLLIN) != 0) {
                 if (const auto notification = notifications.receive()) {
@@ -1592,8 +1598,7 @@ struct Session::State {
             return;
         }
         for (auto& [host_tid, thread] : threads) {
-            if (thread.state == ThreadState::Ready || thread.state == ThreadState::Blocked ||
-                thread.state == ThreadState::Waiting) {
+            if (held_at_a_stop(thread)) {
                 debug_hook->on_interrupt(*thread.task, stopped_threads(thread));
                 return;
             }
