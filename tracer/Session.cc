@@ -419,12 +419,14 @@ struct Session::State {
         std::vector<Thread*> result;
         std::vector<Thread*> waiting;
         for (auto& [host_tid, thread] : threads) {
+            // A held outside signal ends any wait: it is delivered when the thread next runs.
+            const bool signalled = !thread.outside_signals.empty();
             if (thread.state == ThreadState::Ready) {
                 result.push_back(&thread);
             } else if (thread.state == ThreadState::Blocked) {
-                (blocked_wait_is_over(thread) ? result : waiting).push_back(&thread);
+                (signalled || blocked_wait_is_over(thread) ? result : waiting).push_back(&thread);
             } else if (thread.state == ThreadState::Waiting) {
-                (wait_is_over(thread) ? result : waiting).push_back(&thread);
+                (signalled || wait_is_over(thread) ? result : waiting).push_back(&thread);
             }
         }
         only_waiting = result.empty() && !waiting.empty();
@@ -481,8 +483,22 @@ struct Session::State {
         }
         holder = next->task->host_tid();
         if (!next->entry_deferred) {
+            if (next->state == ThreadState::Blocked) {
+                send_held_signal(*next);
+            }
             resume(*next);
         }
+    }
+
+    // A thread blocked in the kernel when it got the token back: an outside signal held for it (it came
+    // between syscalls, and the thread then blocked in one nothing traps) interrupts that syscall now.
+    void send_held_signal(Thread& thread) {
+        if (thread.outside_signals.empty() || thread.sent_signal) {
+            return;
+        }
+        thread.sent_signal = thread.outside_signals.front();
+        thread.outside_signals.pop_front();
+        syscall(SYS_tgkill, thread.task->host_pid(), thread.task->host_tid(), thread.sent_signal->number);
     }
 
     // ---- stop handlers ----
@@ -1679,7 +1695,10 @@ struct Session::State {
             return -1;
         }
         const bool timers_armed = timer_source != nullptr && timer_source->armed();
-        return others_want_token() || timers_armed || holds_exits() ? check_interval_ns : -1;
+        Thread* holding = find(holder);
+        // A signal held for the holder must interrupt it if it blocks in a syscall nothing traps.
+        const bool signal_held = holding != nullptr && !holding->outside_signals.empty();
+        return others_want_token() || timers_armed || holds_exits() || signal_held ? check_interval_ns : -1;
     }
 
     bool holds_exits() const {

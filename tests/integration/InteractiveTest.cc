@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -88,6 +90,17 @@ protected:
     // its whole output and status.
     static Finished signalled_after(const std::vector<std::string>& argv, const std::string& ready,
                                     int signal_number) {
+        return run_with_input(argv, ready, [signal_number](pid_t child, int) {
+            if (signal_number != 0) {
+                kill(-child, signal_number);
+            }
+        });
+    }
+
+    // As signalled_after, with `when_ready(child, input)` called once `ready` was printed; `input` is the
+    // write end of the child's stdin.
+    static Finished run_with_input(const std::vector<std::string>& argv, const std::string& ready,
+                                   const std::function<void(pid_t, int)>& when_ready) {
         int input[2];
         int output[2];
         Finished finished;
@@ -105,16 +118,16 @@ protected:
         close(input[0]);
         close(output[1]);
         char buffer[4096];
-        bool signalled = signal_number == 0;
+        bool called = ready.empty();
         for (;;) {
             const ssize_t count = read(output[0], buffer, sizeof buffer);
             if (count <= 0) {
                 break;
             }
             finished.output.append(buffer, static_cast<size_t>(count));
-            if (!signalled && finished.output.find(ready) != std::string::npos) {
-                kill(-child, signal_number);
-                signalled = true;
+            if (!called && finished.output.find(ready) != std::string::npos) {
+                when_ready(child, input[1]);
+                called = true;
             }
         }
         int status = 0;
@@ -123,6 +136,16 @@ protected:
         close(output[0]);
         finished.exit_status = shell_status(status);
         return finished;
+    }
+
+    // The guest hermit started: hermit's only child.
+    static pid_t guest_of(pid_t hermit) {
+        const std::string children =
+            "/proc/" + std::to_string(hermit) + "/task/" + std::to_string(hermit) + "/children";
+        std::ifstream listed(children);
+        pid_t guest = 0;
+        listed >> guest;
+        return guest;
     }
 
     static ProcessResult replay() { return run_process({hermit_binary(), "replay", "--autopilot"}, "", 60); }
@@ -159,6 +182,32 @@ TEST_F(InteractiveTest, SigintToTheGroupRunsTheGuestsHandler) {
         signalled_after({hermit_binary(), "record", "start", "--", guest}, "ready\n", SIGINT);
     EXPECT_EQ(recorded.exit_status, 42) << recorded.output;
     EXPECT_EQ(recorded.output, "ready\ngot SIGINT\n");
+    const ProcessResult replayed = replay();
+    EXPECT_EQ(replayed.exit_status, 42) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, "ready\ngot SIGINT\n") << replayed.stderr_text;
+}
+
+// The signal comes while the guest runs between syscalls (it is pending as the guest unblocks it, after
+// a first byte of input), and the guest then waits in a read that nothing traps in `run`: the wait must
+// not keep the signal from it.
+TEST_F(InteractiveTest, ASignalTakenBetweenSyscallsEndsTheNextWait) {
+    const std::string guest = guest_path("interactive_signals");
+    const auto signal_then_byte = [](pid_t hermit, int input) {
+        const pid_t guest_process = guest_of(hermit);
+        ASSERT_GT(guest_process, 0);
+        kill(guest_process, SIGINT); // queued (blocked) before the byte can be read
+        ASSERT_EQ(write(input, "x", 1), 1);
+    };
+    for (const char* command : {"run", "record"}) {
+        std::vector<std::string> argv = {hermit_binary(), command};
+        if (std::string(command) == "record") {
+            argv.push_back("start");
+        }
+        argv.insert(argv.end(), {"--", guest, "between"});
+        const Finished finished = run_with_input(argv, "ready\n", signal_then_byte);
+        EXPECT_EQ(finished.exit_status, 42) << command << ": " << finished.output;
+        EXPECT_EQ(finished.output, "ready\ngot SIGINT\n") << command;
+    }
     const ProcessResult replayed = replay();
     EXPECT_EQ(replayed.exit_status, 42) << replayed.stderr_text;
     EXPECT_EQ(replayed.stdout_text, "ready\ngot SIGINT\n") << replayed.stderr_text;
