@@ -63,6 +63,10 @@ json meta_json(const RecordingMeta& meta) {
                          {"size", file.size},
                          {"only_read", file.only_read}});
     }
+    json system_files = json::array();
+    for (const auto& file : meta.system_files) {
+        system_files.push_back({{"path", file.path}, {"sha256", file.sha256}, {"size", file.size}});
+    }
     return {{"id", meta.id},
             {"name", meta.name},
             {"format_version", meta.format_version},
@@ -91,7 +95,8 @@ json meta_json(const RecordingMeta& meta) {
               {"tsc_trapping", meta.host.tsc_trapping},
               {"pmu_available", meta.host.pmu_available},
               {"cpu_count", meta.host.cpu_count}}},
-            {"files", std::move(files)}};
+            {"files", std::move(files)},
+            {"system_files", std::move(system_files)}};
 }
 
 void list_recordings(bool as_json) {
@@ -210,6 +215,12 @@ void show_info(const std::string& id, bool as_json) {
         std::cout << fmt::format("  {} ({}, sha256 {}{})\n", file.path, human_size(file.size), file.sha256,
                                  file.only_read ? ", only read" : "");
     }
+    uint64_t system_bytes = 0;
+    for (const auto& file : meta.system_files) {
+        system_bytes += file.size;
+    }
+    std::cout << fmt::format("System      {} files ({}) kept in the store's blobs\n",
+                             meta.system_files.size(), human_size(system_bytes));
     std::cout << fmt::format("Events      {}\n", statistics.total);
     for (const auto& [kind, count] : statistics.by_kind) {
         std::cout << fmt::format("  {:<14} {}\n", kind, count);

@@ -312,6 +312,13 @@ void encode_meta(const RecordingMeta& meta, schema::RecordingMeta::Builder out) 
     for (size_t i = 0; i < meta.trapped_descriptors.size(); ++i) {
         trapped.set(static_cast<unsigned>(i), meta.trapped_descriptors[i]);
     }
+    auto system_files = out.initSystemFiles(static_cast<unsigned>(meta.system_files.size()));
+    for (size_t i = 0; i < meta.system_files.size(); ++i) {
+        auto file = system_files[static_cast<unsigned>(i)];
+        file.setPath(meta.system_files[i].path);
+        file.setSha256(meta.system_files[i].sha256);
+        file.setSize(meta.system_files[i].size);
+    }
 }
 
 RecordingMeta decode_meta(schema::RecordingMeta::Reader in) {
@@ -355,6 +362,9 @@ RecordingMeta decode_meta(schema::RecordingMeta::Reader in) {
     meta.stdin_offset = in.getStdinOffset();
     for (int32_t fd : in.getTrappedDescriptors()) {
         meta.trapped_descriptors.push_back(fd);
+    }
+    for (auto file : in.getSystemFiles()) {
+        meta.system_files.push_back(SystemFile{text(file.getPath()), text(file.getSha256()), file.getSize()});
     }
     return meta;
 }

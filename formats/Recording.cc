@@ -281,6 +281,10 @@ void RecordingWriter::flush() {
     state_->frame_writer->drain();
 }
 
+void RecordingWriter::set_system_files(std::vector<SystemFile> files) {
+    state_->meta.system_files = std::move(files);
+}
+
 void RecordingWriter::finish(int32_t exit_status, uint64_t guest_duration_ns) {
     auto& state = *state_;
     if (state.finished) {

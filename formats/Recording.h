@@ -45,6 +45,13 @@ struct RecordedFile {
     bool only_read = false; // no open of the recording could write to it (schema: RecordedFile.onlyRead)
 };
 
+// A system file the guest opened, kept in the store's blobs (schema: SystemFile).
+struct SystemFile {
+    std::string path;
+    std::string sha256;
+    uint64_t size = 0;
+};
+
 // A descriptor above 2 the guest inherited from whoever started hermit (schema: InheritedDescriptor).
 struct InheritedDescriptor {
     enum class Kind : uint8_t { File, Directory, Pipe, Socket };
@@ -78,6 +85,7 @@ struct RecordingMeta {
     // reading it here.
     uint64_t stdin_offset = 0;
     static constexpr const char* kStdinCopy = "<stdin>";
+    std::vector<SystemFile> system_files; // by path; kept in the store's BlobStore
 };
 
 class RecordingWriter {
@@ -100,6 +108,8 @@ public:
     void mark_written(const std::string& guest_path);
     // Returns once what was appended and the metadata are on disk.
     void flush();
+    // The system files the guest opened (their bytes are in the store's blobs): listed by finish().
+    void set_system_files(std::vector<SystemFile> files);
     // Rewrites the metadata with finished = true and the totals, then writes the last frame.
     void finish(int32_t exit_status, uint64_t guest_duration_ns);
     uint64_t event_count() const;

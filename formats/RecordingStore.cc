@@ -1,5 +1,6 @@
 #include "RecordingStore.h"
 
+#include "BlobStore.h"
 #include "FileIo.h"
 
 #include <pwd.h>
@@ -10,6 +11,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <set>
 
 namespace hermit {
 
@@ -166,8 +168,9 @@ std::vector<RecordingSummary> RecordingStore::list() const {
     }
     for (const auto& entry : std::filesystem::directory_iterator(root_, error)) {
         std::error_code entry_error;
-        if (entry.is_symlink(entry_error) || !entry.is_directory(entry_error)) {
-            continue;
+        if (entry.is_symlink(entry_error) || !entry.is_directory(entry_error) ||
+            entry.path().filename().string().starts_with('.')) {
+            continue; // `latest`, files, `.blobs`
         }
         RecordingSummary summary;
         summary.directory = entry.path();
@@ -218,6 +221,20 @@ void RecordingStore::remove(const std::string& id) {
             mark_latest(remaining.back().directory.filename().string());
         }
     }
+    collect_garbage();
+}
+
+size_t RecordingStore::collect_garbage() const {
+    std::set<std::string> referenced;
+    for (const RecordingSummary& summary : list()) {
+        if (!summary.problem.empty()) {
+            return 0;
+        }
+        for (const SystemFile& file : summary.meta.system_files) {
+            referenced.insert(file.sha256);
+        }
+    }
+    return BlobStore(blobs_directory()).remove_all_but(referenced);
 }
 
 size_t RecordingStore::remove_all() {
@@ -237,6 +254,7 @@ size_t RecordingStore::remove_all() {
     }
     std::error_code error;
     std::filesystem::remove(root_ / kLatestLink, error);
+    collect_garbage();
     return removed;
 }
 

@@ -24,6 +24,11 @@ public:
     explicit RecordingStore(std::filesystem::path root);
 
     const std::filesystem::path& root() const { return root_; }
+    // The BlobStore of the store's recordings (their system files): `.blobs` under the root.
+    std::filesystem::path blobs_directory() const { return root_ / ".blobs"; }
+    // Removes the blobs no recording of the store refers to; returns how many. Nothing when a recording
+    // is unreadable (its references are unknown).
+    size_t collect_garbage() const;
     // A new, unused id ("<name or basename>-<n>") and its directory; updates `latest` when finished.
     std::filesystem::path allocate(const std::string& name_hint, std::string& id_out);
     void mark_latest(const std::string& id);

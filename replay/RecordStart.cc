@@ -3,12 +3,14 @@
 #include "GuestEnvironment.h"
 #include "RecordedSyscalls.h"
 #include "Recorder.h"
+#include "SystemFiles.h"
 #include "formats/Error.h"
 #include "formats/RecordingStore.h"
 #include "tracer/GuestRun.h"
 #include "tracer/InheritedDescriptors.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,6 +35,16 @@ bool guest_never_started(const Error& error) {
            error.code() == ErrorCode::GuestNotRunnable || error.code() == ErrorCode::MissingCommand;
 }
 
+std::vector<SystemFile> kept_system_files(SystemFileWatch& watch, const RecordingStore& store) {
+    BlobStore blobs(store.blobs_directory());
+    try {
+        return watch.keep_opened(blobs);
+    } catch (const Error& error) {
+        spdlog::warn("the recording does not hold the system files the guest opened: {}", error.what());
+        return {};
+    }
+}
+
 } // namespace
 
 int record_start(const RecordOptions& options) {
@@ -40,6 +52,8 @@ int record_start(const RecordOptions& options) {
         throw Error(ErrorCode::MissingCommand);
     }
     tracer::GuestRunSpec spec{options.argv, recorded_environment(), current_directory(), options.config};
+    SystemFileWatch system_files;
+    spec.before_exec = [&system_files](pid_t guest) { system_files.watch(guest); };
     tracer::GuestRun run(spec);
 
     RecordingStore store;
@@ -80,6 +94,7 @@ int record_start(const RecordOptions& options) {
         run.add_interceptor(&recorder);
         run.add_event_sink(&recorder);
         exit_status = run.run();
+        writer.set_system_files(kept_system_files(system_files, store));
         writer.finish(exit_status, recorder.last_event_time());
         event_count = writer.event_count();
     } catch (const Error& error) {

@@ -223,6 +223,10 @@ bool is_system_file(const std::string& absolute_path) {
             !absolute_path.starts_with(kSharedMemoryDirectory));
 }
 
+bool is_stable_system_file(const std::string& absolute_path) {
+    return under_one_of(kStableSystemDirectories, absolute_path);
+}
+
 bool asks_about_system_file(tracer::Task& task, const tracer::SyscallStop& stop) {
     const bool at_directory =
         stop.number == SYS_readlinkat || stop.number == SYS_faccessat || stop.number == SYS_faccessat2;

@@ -84,6 +84,9 @@ bool opens_for_writing(uint64_t flags);
 // Files under /usr, /bin, /sbin, /lib, /etc, /proc, /sys, /dev (but /dev/shm) belong to the system, not to
 // the program's input and output: the recorder does not copy them and replay opens them as they are.
 bool is_system_file(const std::string& absolute_path);
+// Under /usr, /bin, /sbin, /lib, /lib64 or /etc: a system file whose bytes the recording keeps in the
+// store's blobs (replay/SystemFiles.h).
+bool is_stable_system_file(const std::string& absolute_path);
 
 // A readlink, readlinkat, access, faccessat, faccessat2 or path-named getxattr or listxattr (and their l
 // forms) of an absolute path under /usr, /bin, /sbin, /lib, /lib64 or /etc, without "." or "..": like the

@@ -3,6 +3,7 @@
 #include "RecordedSchedulePolicy.h"
 #include "RecordedSyscalls.h"
 #include "Replayer.h"
+#include "SystemFiles.h"
 #include "formats/Error.h"
 #include "formats/FileIo.h"
 #include "formats/RecordingStore.h"
@@ -24,6 +25,10 @@ int replay_once(const RecordingReader& reader, ReplayLog& log,
     const RecordingMeta& meta = reader.meta();
     tracer::GuestRunSpec spec{meta.argv, meta.env, meta.cwd, meta.config, meta.inherited_descriptors};
     spec.replaying = true;
+    if (meta.config.namespaces) {
+        BlobStore blobs = blobs_of_recording(reader.directory());
+        spec.overlays = changed_system_files(meta, blobs);
+    }
     UniqueFd stdin_copy;
     for (const RecordedFile& file : meta.files) {
         if (file.path == RecordingMeta::kStdinCopy) {

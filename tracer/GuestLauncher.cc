@@ -279,6 +279,9 @@ LaunchedGuest start(const LaunchOptions& options, long ptrace_options) {
         waitpid(child, &status, 0);
         throw Error(ErrorCode::NamespaceUnavailable, "the guest's setup process failed");
     }
+    if (options.before_exec) {
+        options.before_exec(child);
+    }
     const bool ids_effective = getuid() == geteuid() && getgid() == getegid();
     LaunchedGuest launched{child, in_namespaces, in_namespaces && ids_effective, {}};
     if (traced && ptrace(PTRACE_SEIZE, launched.guest, nullptr, ptrace_options) != 0) {

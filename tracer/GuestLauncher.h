@@ -13,6 +13,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,8 @@ struct LaunchOptions {
     uint64_t stdin_offset = 0;
     // Mounted where the guest's path exists and the mount succeeds; the caller checks which did.
     std::vector<FileOverlay> overlays;
+    // Called with the guest's host pid once its namespaces and mounts are set up, before it execs.
+    std::function<void(pid_t)> before_exec;
 };
 
 struct LaunchedGuest {

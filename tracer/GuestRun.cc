@@ -28,6 +28,7 @@ SessionOptions session_options(const GuestRunSpec& spec) {
     options.namespaces = spec.config.namespaces;
     options.deterministic_scheduling = true;
     options.interactive = !spec.replaying;
+    options.before_exec = spec.before_exec;
     return options;
 }
 
@@ -48,6 +49,7 @@ GuestRun::GuestRun(GuestRunSpec spec)
           options.trap_cpuid = virtualizer_.host_facts().cpuid_faulting;
           options.trap_rdtsc = virtualizer_.host_facts().tsc_trapping;
           options.overlays = virtualizer_.file_overlays();
+          options.overlays.insert(options.overlays.end(), spec.overlays.begin(), spec.overlays.end());
           return options;
       }()) {
     session_.set_schedule_policy(schedule_policy(spec.config));

@@ -30,6 +30,9 @@ struct GuestRunSpec {
     uint64_t stdin_offset = 0;
     // Replay: the inputs are the recording's (SessionOptions::interactive is false).
     bool replaying = false;
+    // Mounted over the guest's paths, after the Virtualizer's (SessionOptions::overlays).
+    std::vector<FileOverlay> overlays = {};
+    std::function<void(pid_t)> before_exec = nullptr; // SessionOptions::before_exec
 };
 
 class GuestRun : private EventSink {

@@ -1954,6 +1954,7 @@ int Session::run() {
     launch.stdin_file = options.stdin_file;
     launch.stdin_offset = options.stdin_offset;
     launch.overlays = options.overlays;
+    launch.before_exec = options.before_exec;
 
     std::set<int> trapped;
     std::vector<ConditionalTrap> trapped_conditionally;

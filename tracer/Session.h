@@ -43,7 +43,8 @@ struct SessionOptions {
     // Replay: the guest's stdin (LaunchOptions::stdin_file); -1: hermit's.
     int stdin_file = -1;
     uint64_t stdin_offset = 0;
-    std::vector<FileOverlay> overlays; // LaunchOptions::overlays
+    std::vector<FileOverlay> overlays;      // LaunchOptions::overlays
+    std::function<void(pid_t)> before_exec; // LaunchOptions::before_exec
     // run and record: the guest is the terminal's foreground job (TerminalForeground.h), and SIGINT,
     // SIGTERM and SIGHUP sent to hermit go to the guest's process group, as a terminal sends them (a second
     // one kills it). A replay (false) takes its inputs from the recording and ends on them instead.

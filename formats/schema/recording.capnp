@@ -34,6 +34,7 @@ struct RecordingMeta {
   inheritedDescriptors @16 :List(InheritedDescriptor); # the guest's open descriptors above 2 at start
   trappedDescriptors @17 :List(Int32); # descriptors whose reads and writes stop the guest from the start
   stdinOffset @18 :UInt64; # with a `files` entry named "<stdin>": stdin was that regular file, read from here
+  systemFiles @19 :List(SystemFile);
 }
 
 struct RunConfig {
@@ -64,6 +65,14 @@ struct RecordedFile {
   # No open of the recording could write to the file, by this name or another: a replay may let the guest
   # read the original while it still has these bytes. False in recordings made before it existed.
   onlyRead @4 :Bool;
+}
+
+# A file of the system (under /usr, /etc, /lib, ...) the guest opened, kept in the store's blobs by its
+# SHA-256: a replay shows the guest these bytes at this path, whatever the system holds by then.
+struct SystemFile {
+  path @0 :Text;
+  sha256 @1 :Text;
+  size @2 :UInt64;
 }
 
 # A descriptor above 2 the guest inherited from whoever started hermit. Replay puts a stand-in of the

@@ -1,0 +1,142 @@
+// System files are inputs of a recording (replay/SystemFiles.h): a replay shows the guest the bytes the
+// recording saw at /etc, /usr and /lib paths, after the system changed them (here: a file bind-mounted
+// over the original in a mount namespace of the replay's own, as a package upgrade would rewrite it).
+// Their bytes are kept once per store, shared by recordings, and go with the last recording using them.
+#include "HermitProcess.h"
+
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace hermit::testing {
+namespace {
+
+class SystemFilesTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (geteuid() != 0) {
+            GTEST_SKIP() << "fanotify mount marks and the replays' bind mounts need root (CAP_SYS_ADMIN)";
+        }
+        char pattern[] = "/tmp/hermit-system-files-XXXXXX";
+        ASSERT_NE(mkdtemp(pattern), nullptr);
+        directory_ = pattern;
+        data_dir_ = directory_ / "recordings";
+    }
+    void TearDown() override {
+        if (!directory_.empty()) {
+            std::filesystem::remove_all(directory_);
+        }
+    }
+
+    std::vector<std::string> environment() const { return {"HERMIT_DATA_DIR=" + data_dir_.string()}; }
+
+    ProcessResult hermit(std::vector<std::string> arguments) {
+        arguments.insert(arguments.begin(), hermit_binary());
+        return run_process(arguments, "", 120, environment());
+    }
+
+    // `hermit replay --autopilot ID` in a mount namespace where `replacement` is mounted over `original`.
+    ProcessResult replay_with_changed(const std::string& id, const std::filesystem::path& original,
+                                      const std::filesystem::path& replacement) {
+        const std::string script = "mount --bind \"$1\" \"$2\" && exec \"$3\" replay --autopilot \"$4\"";
+        return run_process({"unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
+                            replacement.string(), original.string(), hermit_binary(), id},
+                           "", 120, environment());
+    }
+
+    std::filesystem::path write_file(const std::string& name, const std::string& contents) {
+        const std::filesystem::path path = directory_ / name;
+        std::ofstream(path) << contents;
+        return path;
+    }
+
+    size_t blob_count() const {
+        size_t count = 0;
+        std::error_code error;
+        for (auto it = std::filesystem::recursive_directory_iterator(data_dir_ / ".blobs", error);
+             !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+            count += it->is_regular_file() && it->path().filename().string().size() == 64;
+        }
+        return count;
+    }
+
+    std::filesystem::path directory_;
+    std::filesystem::path data_dir_;
+};
+
+std::string contents_of(const std::filesystem::path& path) {
+    std::ifstream file(path);
+    return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
+TEST_F(SystemFilesTest, AReplayShowsTheRecordedBytesOfAChangedEtcFile) {
+    const ProcessResult recorded = hermit({"record", "start", "--", "cat", "/etc/os-release"});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    ASSERT_EQ(recorded.stdout_text, contents_of("/etc/os-release"));
+    std::string changed = recorded.stdout_text;
+    changed[0] = changed[0] == 'X' ? 'Y' : 'X'; // same length: only the bytes tell
+    const ProcessResult replayed =
+        replay_with_changed("cat-1", "/etc/os-release", write_file("os-release", changed));
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text) << replayed.stderr_text;
+}
+
+// After an upgrade the loader cache names other libraries: the replay must still load the recorded ones.
+TEST_F(SystemFilesTest, AReplayUsesTheRecordedLoaderCache) {
+    if (access("/usr/bin/python3", X_OK) != 0 || access("/sbin/ldconfig", X_OK) != 0) {
+        GTEST_SKIP() << "needs /usr/bin/python3 and ldconfig (scripts/install-deps.sh installs them)";
+    }
+    const std::filesystem::path libraries = directory_ / "otherlib";
+    std::filesystem::create_directories(libraries);
+    std::filesystem::copy_file("/usr/lib/x86_64-linux-gnu/libz.so.1", libraries / "libz.so.1");
+    const std::filesystem::path configuration =
+        write_file("ld.so.conf", libraries.string() + "\ninclude /etc/ld.so.conf.d/*.conf\n");
+    const std::filesystem::path cache = directory_ / "ld.so.cache";
+    ASSERT_EQ(run_process({"/sbin/ldconfig", "-C", cache.string(), "-f", configuration.string()}).exit_status,
+              0);
+    ASSERT_NE(contents_of(cache), contents_of("/etc/ld.so.cache"));
+
+    const ProcessResult recorded =
+        hermit({"record", "start", "--", "/usr/bin/python3", "-c", "import zlib; print(zlib.crc32(b'abc'))"});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    const ProcessResult replayed = replay_with_changed("python3-1", "/etc/ld.so.cache", cache);
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, "891568578\n") << replayed.stderr_text;
+}
+
+TEST_F(SystemFilesTest, RecordingsShareTheBytesOfTheirSystemFilesUntilTheLastIsRemoved) {
+    const std::vector<std::string> command = {"record", "start", "--",
+                                              "sh",     "-c",    "cat /etc/os-release | wc -l"};
+    ASSERT_EQ(hermit(command).exit_status, 0);
+    const size_t after_one = blob_count();
+    EXPECT_GE(after_one, 4u) << "sh, cat, wc, libc, the loader cache, /etc/os-release";
+    ASSERT_EQ(hermit(command).exit_status, 0);
+    EXPECT_EQ(blob_count(), after_one) << "the second recording opened the same files";
+    ASSERT_EQ(hermit({"record", "rm", "sh-1"}).exit_status, 0);
+    EXPECT_EQ(blob_count(), after_one) << "sh-2 still uses them";
+    ASSERT_EQ(hermit({"record", "rm", "sh-2"}).exit_status, 0);
+    EXPECT_EQ(blob_count(), 0u);
+}
+
+TEST_F(SystemFilesTest, AChangedFileWhoseRecordedBytesAreGoneIsNamed) {
+    ASSERT_EQ(hermit({"record", "start", "--", "cat", "/etc/os-release"}).exit_status, 0);
+    std::filesystem::remove_all(data_dir_ / ".blobs");
+    const ProcessResult replayed =
+        replay_with_changed("cat-1", "/etc/os-release", write_file("os-release", "ID=other\n"));
+    EXPECT_EQ(replayed.exit_status, 4) << replayed.stderr_text;
+    EXPECT_NE(replayed.stderr_text.find("E041"), std::string::npos) << replayed.stderr_text;
+    // Named as the guest's open found it (on Debian, /etc/os-release links to /usr/lib/os-release).
+    const std::string found = std::filesystem::canonical("/etc/os-release").string();
+    EXPECT_NE(replayed.stderr_text.find(found + " changed since it was recorded"), std::string::npos)
+        << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, "");
+}
+
+} // namespace
+} // namespace hermit::testing
