@@ -12,10 +12,12 @@
 #include <capnp/serialize.h>
 #include <fcntl.h>
 #include <kj/exception.h>
+#include <lzma.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <functional>
@@ -44,6 +46,14 @@ constexpr size_t kBatchMaxEvents = 4096;
 constexpr size_t kBatchMaxBytes = 64u << 10;
 // Metadata is small (argv, env, file list); anything larger is not ours.
 constexpr uint64_t kMaxMetaBytes = 16u << 20;
+// meta.capnp.bin ends with one word after the message: this magic and the CRC32 of the message, so that
+// a damaged environment value, seed or path is an error, not a replay of something else.
+constexpr std::array<uint8_t, 4> kMetaChecksumMagic = {'H', 'R', 'M', 'C'};
+constexpr size_t kMetaChecksumBytes = 8;
+
+uint32_t little_endian_u32(const uint8_t* in) {
+    return uint32_t{in[0]} | uint32_t{in[1]} << 8 | uint32_t{in[2]} << 16 | uint32_t{in[3]} << 24;
+}
 constexpr int kMetaNestingLimit = 8;
 
 // Rough serialized size of an event, to cut frames near kBatchMaxBytes without serializing twice.
@@ -76,15 +86,12 @@ size_t estimated_size(const Event& event) {
 // this project's VMs, a flush the paragraph above says a recording does not need. The first write, and a
 // file system without exchanges, rename.
 void write_meta_atomically(const std::filesystem::path& directory, const RecordingMeta& meta) {
-    capnp::MallocMessageBuilder message;
-    encode_meta(meta, message.initRoot<schema::RecordingMeta>());
+    const std::vector<uint8_t> bytes = meta_file_bytes(meta);
     const auto final_path = directory / kMetaFile;
     const auto temporary_path = directory / (std::string(kMetaFile) + ".tmp");
     {
         UniqueFd fd = create_private_file(temporary_path, meta.id, false);
-        auto words = capnp::messageToFlatArray(message);
-        auto bytes = words.asBytes();
-        write_all(fd.get(), std::span<const uint8_t>(bytes.begin(), bytes.size()), temporary_path, meta.id);
+        write_all(fd.get(), bytes, temporary_path, meta.id);
     }
     if (::renameat2(AT_FDCWD, temporary_path.c_str(), AT_FDCWD, final_path.c_str(), RENAME_EXCHANGE) == 0) {
         ::unlink(temporary_path.c_str());
@@ -94,6 +101,20 @@ void write_meta_atomically(const std::filesystem::path& directory, const Recordi
 }
 
 } // namespace
+
+std::vector<uint8_t> meta_file_bytes(const RecordingMeta& meta) {
+    capnp::MallocMessageBuilder message;
+    encode_meta(meta, message.initRoot<schema::RecordingMeta>());
+    auto words = capnp::messageToFlatArray(message);
+    auto message_bytes = words.asBytes();
+    std::vector<uint8_t> bytes(message_bytes.begin(), message_bytes.end());
+    bytes.insert(bytes.end(), kMetaChecksumMagic.begin(), kMetaChecksumMagic.end());
+    const uint32_t checksum = lzma_crc32(message_bytes.begin(), message_bytes.size(), 0);
+    for (int shift = 0; shift < 32; shift += 8) {
+        bytes.push_back(static_cast<uint8_t>(checksum >> shift));
+    }
+    return bytes;
+}
 
 struct RecordingWriter::State {
     std::filesystem::path directory;
@@ -330,7 +351,7 @@ RecordingMeta read_meta(const std::filesystem::path& directory, const std::strin
         throw_io_error(label, path, errno);
     }
     const auto size = static_cast<uint64_t>(status.st_size);
-    if (size == 0 || size > kMaxMetaBytes || size % sizeof(capnp::word) != 0) {
+    if (size <= kMetaChecksumBytes || size > kMaxMetaBytes || size % sizeof(capnp::word) != 0) {
         throw Error(ErrorCode::RecordingCorrupt, label,
                     fmt::format("{} has an invalid size of {} bytes", kMetaFile, size));
     }
@@ -340,14 +361,25 @@ RecordingMeta read_meta(const std::filesystem::path& directory, const std::strin
         throw Error(ErrorCode::RecordingCorrupt, label,
                     fmt::format("{} changed while it was read", kMetaFile));
     }
+    const uint8_t* trailer = bytes.begin() + size - kMetaChecksumBytes;
+    const bool has_checksum = std::equal(kMetaChecksumMagic.begin(), kMetaChecksumMagic.end(), trailer);
+    if (has_checksum &&
+        little_endian_u32(trailer + 4) != lzma_crc32(bytes.begin(), size - kMetaChecksumBytes, 0)) {
+        throw Error(ErrorCode::RecordingCorrupt, label, fmt::format("{} fails its checksum", kMetaFile));
+    }
     capnp::ReaderOptions options;
     options.traversalLimitInWords = words.size() * 2 + 1024;
     options.nestingLimit = kMetaNestingLimit;
     try {
-        capnp::FlatArrayMessageReader reader(words.asPtr(), options);
+        // Without its trailer the file may be an older format's, whose version is then what to report.
+        capnp::FlatArrayMessageReader reader(
+            has_checksum ? words.asPtr().slice(0, words.size() - 1) : words.asPtr(), options);
         auto root = reader.getRoot<schema::RecordingMeta>();
         if (root.getFormatVersion() != schema::FORMAT_VERSION) {
             throw Error(ErrorCode::RecordingVersion, label, root.getFormatVersion(), schema::FORMAT_VERSION);
+        }
+        if (!has_checksum) {
+            throw Error(ErrorCode::RecordingCorrupt, label, fmt::format("{} lacks its checksum", kMetaFile));
         }
         return decode_meta(root);
     } catch (const kj::Exception& exception) {
@@ -530,6 +562,14 @@ RecordingReader::RecordingReader(std::filesystem::path directory) : state_(std::
     state.directory = std::move(directory);
     state.label = state.directory.string();
     state.meta = read_meta(state.directory, state.label);
+    // A recording is known by its directory: a copy or a moved one is named as the user names it.
+    std::filesystem::path named = std::filesystem::absolute(state.directory).lexically_normal();
+    if (named.filename().empty()) {
+        named = named.parent_path(); // "dir/"
+    }
+    if (!named.filename().empty()) {
+        state.meta.id = named.filename().string();
+    }
     state.events_fd = open_for_reading(state.events_path(), state.label);
     if (!state.meta.finished) {
         state.recount_unfinished();

@@ -88,6 +88,9 @@ struct RecordingMeta {
     std::vector<SystemFile> system_files; // by path; kept in the store's BlobStore
 };
 
+// The bytes of meta.capnp.bin for `meta`: the Cap'n Proto message and its checksum.
+std::vector<uint8_t> meta_file_bytes(const RecordingMeta& meta);
+
 class RecordingWriter {
 public:
     // Creates `directory` (mode 0700) and events.hrec, and hands meta.capnp.bin (finished = false) to the
@@ -127,6 +130,7 @@ public:
     ~RecordingReader();
     RecordingReader(RecordingReader&&) noexcept;
 
+    // Its id is the directory's name, whatever the recording was first called (a copy, a moved one).
     const RecordingMeta& meta() const;
     const std::filesystem::path& directory() const;
     // Reads the whole stream, checking every frame. Throws E031/E032 on damage.

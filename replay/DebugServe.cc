@@ -126,10 +126,8 @@ std::string in_recorded_cwd(const RecordingMeta& meta, const std::string& progra
 std::string guest_executable(const RecordingMeta& meta) {
     const std::string& name = meta.argv.empty() ? std::string() : meta.argv.front();
     try {
-        if (name.find('/') != std::string::npos) {
-            return in_recorded_cwd(meta, name);
-        }
-        return tracer::resolve_executable(name, tracer::search_path_of(meta.env));
+        return in_recorded_cwd(meta,
+                               tracer::resolve_executable(name, tracer::search_path_of(meta.env), meta.cwd));
     } catch (const Error&) {
         return name;
     }
@@ -261,7 +259,7 @@ int debug_replay(const DebugReplayOptions& options) {
 
 int debug_run(const tracer::GuestRunSpec& spec, bool serve_only, int port) {
     const std::string executable =
-        tracer::resolve_executable(spec.argv.at(0), tracer::search_path_of(spec.env));
+        tracer::resolve_executable(spec.argv.at(0), tracer::search_path_of(spec.env), spec.cwd);
     auto live = [&spec](const DebugTarget::Attach& attach) {
         tracer::GuestRun run(spec);
         attach(run, nullptr);

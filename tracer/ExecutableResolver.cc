@@ -41,21 +41,27 @@ void check_runnable(const std::string& name, const std::string& path) {
 
 } // namespace
 
-std::string resolve_executable(const std::string& name, const std::string& search_path) {
+std::string resolve_executable(const std::string& name, const std::string& search_path,
+                               const std::string& working_directory) {
+    // A relative name is the guest's: it execs it from `working_directory`, where hermit looks for it.
+    const auto located = [&working_directory](const std::string& path) {
+        return working_directory.empty() || path.starts_with('/') ? path : working_directory + "/" + path;
+    };
     if (name.empty()) {
         throw Error(ErrorCode::GuestNotFound, name, "no such file or directory");
     }
     if (name.find('/') != std::string::npos) {
-        if (std::filesystem::is_directory(name)) {
+        const std::string path = located(name);
+        if (std::filesystem::is_directory(path)) {
             throw Error(ErrorCode::GuestNotFound, name, "is a directory");
         }
-        if (!is_regular_file(name)) {
+        if (!is_regular_file(path)) {
             throw Error(ErrorCode::GuestNotFound, name, "no such file or directory");
         }
-        if (access(name.c_str(), X_OK) != 0) {
+        if (access(path.c_str(), X_OK) != 0) {
             throw Error(ErrorCode::GuestNotExecutable, name);
         }
-        check_runnable(name, name);
+        check_runnable(name, path);
         return name;
     }
     bool found_without_permission = false;
@@ -64,9 +70,9 @@ std::string resolve_executable(const std::string& name, const std::string& searc
         size_t end = search_path.find(':', start);
         std::string directory = search_path.substr(start, end == std::string::npos ? end : end - start);
         std::string candidate = (directory.empty() ? std::string(".") : directory) + "/" + name;
-        if (is_regular_file(candidate)) {
-            if (access(candidate.c_str(), X_OK) == 0) {
-                check_runnable(name, candidate);
+        if (is_regular_file(located(candidate))) {
+            if (access(located(candidate).c_str(), X_OK) == 0) {
+                check_runnable(name, located(candidate));
                 return candidate;
             }
             found_without_permission = true;

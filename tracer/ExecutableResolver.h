@@ -8,8 +8,10 @@
 namespace hermit::tracer {
 
 // `name` containing a '/' is used as is; otherwise each directory of `search_path` (PATH syntax, empty
-// entries meaning the current directory) is tried in order. Returns the path to execute.
-std::string resolve_executable(const std::string& name, const std::string& search_path);
+// entries meaning the current directory) is tried in order. Returns the path to execute. Relative paths
+// are looked for in `working_directory` (empty: hermit's), where the guest will exec them.
+std::string resolve_executable(const std::string& name, const std::string& search_path,
+                               const std::string& working_directory = "");
 
 // The PATH of an environment of "NAME=value" entries (the first one), or "/usr/bin:/bin" when it sets
 // none, as execvp searches.

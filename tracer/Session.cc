@@ -1944,7 +1944,7 @@ int Session::run() {
         throw Error(ErrorCode::MissingCommand);
     }
     LaunchOptions launch;
-    launch.executable = resolve_executable(options.argv[0], search_path_of(options.env));
+    launch.executable = resolve_executable(options.argv[0], search_path_of(options.env), options.cwd);
     launch.argv = options.argv;
     launch.env = options.env;
     launch.cwd = options.cwd;

@@ -12,7 +12,7 @@ $Cxx.namespace("hermit::schema");
 # 6: calls made in the guest's syscall buffer (Syscall.buffered, paths); 7: no events of the opens of the
 # random devices hermit mounts (every run and replay leaves them to the kernel); 8: buffered opens that
 # made a new file (Syscall.buffered with a descriptor for its result)
-const formatVersion :UInt32 = 8;
+const formatVersion :UInt32 = 9;
 
 struct RecordingMeta {
   formatVersion @0 :UInt32;

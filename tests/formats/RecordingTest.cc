@@ -53,8 +53,8 @@ TEST(Recording, RoundTripsEveryEventKindAndTheMetadata) {
     RecordingReader reader(directory);
     EXPECT_EQ(reader.read_all(), events);
     const auto& meta = reader.meta();
-    EXPECT_EQ(meta.format_version, 8u);
-    EXPECT_EQ(meta.id, "sample-1");
+    EXPECT_EQ(meta.format_version, 9u);
+    EXPECT_EQ(meta.id, "rec") << "a recording is known by its directory's name";
     EXPECT_EQ(meta.argv, (std::vector<std::string>{"/bin/true", "x"}));
     EXPECT_EQ(meta.env, (std::vector<std::string>{"PATH=/usr/bin"}));
     EXPECT_EQ(meta.cwd, "/tmp");

@@ -347,6 +347,60 @@ RecordReplayTest::ScratchRuns RecordReplayTest::run_record_and_replay_in_scratch
     return runs;
 }
 
+// One flipped bit of an environment value in the metadata would replay another run: it is refused.
+TEST_F(RecordReplayTest, ADamagedEnvironmentValueIsRefused) {
+    const ProcessResult recorded =
+        run_process({hermit_binary(), "record", "start", "--", "sh", "-c", "echo $HERMIT_TEST_VALUE"}, "",
+                    120, {"HERMIT_DATA_DIR=" + data_dir_.string(), "HERMIT_TEST_VALUE=recorded"});
+    ASSERT_EQ(recorded.stdout_text, "recorded\n") << recorded.stderr_text;
+    const std::filesystem::path meta = data_dir_ / "sh-1" / "meta.capnp.bin";
+    std::string bytes;
+    {
+        std::ifstream file(meta, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(file), {});
+    }
+    const size_t value = bytes.find("HERMIT_TEST_VALUE=recorded");
+    ASSERT_NE(value, std::string::npos);
+    bytes[value + 18] ^= 0x20; // "Recorded"
+    std::ofstream(meta, std::ios::binary | std::ios::trunc) << bytes;
+    const ProcessResult replayed = hermit({"replay", "--autopilot", "sh-1"});
+    EXPECT_EQ(replayed.exit_status, 3) << replayed.stderr_text;
+    EXPECT_NE(replayed.stderr_text.find("E031"), std::string::npos) << replayed.stderr_text;
+    EXPECT_NE(replayed.stderr_text.find("meta.capnp.bin fails its checksum"), std::string::npos);
+    EXPECT_EQ(replayed.stdout_text, "");
+}
+
+// A recording of `./show in.txt` made in one directory replays from another, from /, and as a copy of its
+// directory, which is known by the copy's name.
+TEST_F(RecordReplayTest, ARecordingReplaysFromAnyDirectoryAndWhenCopied) {
+    const std::filesystem::path project = directory_ / "project";
+    std::filesystem::create_directories(project);
+    std::ofstream(project / "show") << "#!/bin/sh\ncat \"$1\"\n";
+    std::filesystem::permissions(project / "show", std::filesystem::perms::owner_all);
+    std::ofstream(project / "in.txt") << "from the project\n";
+    const auto in_directory = [this](const std::filesystem::path& where, const std::string& arguments) {
+        return run_process(
+            {"sh", "-c", "cd \"$1\" && exec " + hermit_binary() + " " + arguments, "sh", where.string()}, "",
+            120, {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    };
+    const ProcessResult recorded = in_directory(project, "record start -- ./show in.txt");
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    ASSERT_EQ(recorded.stdout_text, "from the project\n");
+    for (const std::filesystem::path& elsewhere : {directory_, std::filesystem::path("/")}) {
+        const ProcessResult replayed = in_directory(elsewhere, "replay --autopilot show-1");
+        EXPECT_EQ(replayed.exit_status, 0) << elsewhere << ": " << replayed.stderr_text;
+        EXPECT_EQ(replayed.stdout_text, "from the project\n") << elsewhere;
+    }
+    std::filesystem::copy(data_dir_ / "show-1", data_dir_ / "copied",
+                          std::filesystem::copy_options::recursive);
+    const ProcessResult copy = hermit({"replay", "--autopilot", (data_dir_ / "copied").string()});
+    EXPECT_EQ(copy.exit_status, 0) << copy.stderr_text;
+    EXPECT_EQ(copy.stdout_text, "from the project\n");
+    const ProcessResult listed = hermit({"record", "list"});
+    EXPECT_NE(listed.stdout_text.find("copied"), std::string::npos) << listed.stdout_text;
+    EXPECT_NE(listed.stdout_text.find("show-1"), std::string::npos) << listed.stdout_text;
+}
+
 // Creating opens and mkdir, which a recording makes from the tracer, find names from the thread's working
 // directory and create under its umask, each followed as the guest changes it (tests/guests/
 // virt_file_context.c); the replay finds the same names, also from a thread that unshared its directory.
