@@ -83,6 +83,8 @@ int record_start(const RecordOptions& options) {
     try {
         // The writer's thread writes into the directory until the writer is gone.
         RecordingWriter writer(directory, meta);
+        // Now, not at the end: a recording hermit is stopped in (killed) is the one to replay next.
+        store.mark_latest(id);
         if (regular_stdin) {
             // Read natively like the guest's other files, from a copy on replay.
             writer.add_file(RecordingMeta::kStdinCopy, "/proc/self/fd/0");
@@ -99,12 +101,10 @@ int record_start(const RecordOptions& options) {
         event_count = writer.event_count();
     } catch (const Error& error) {
         if (guest_never_started(error)) {
-            std::error_code ignored;
-            std::filesystem::remove_all(directory, ignored);
+            store.remove(id); // and `latest` goes back to the newest other one
         }
         throw;
     }
-    store.mark_latest(id);
     std::fprintf(stderr, "hermit: recorded %s (%llu events) in %s\n", id.c_str(),
                  static_cast<unsigned long long>(event_count), directory.c_str());
     return exit_status;

@@ -49,6 +49,7 @@ int32_t RecordedSchedulePolicy::choose(const tracer::SchedulingPoint& point,
     if (point.current_runnable && is_runnable(point.current_tid)) {
         return point.current_tid;
     }
+    log_.stop_at_end_if_cut_short();
     throw_desync(
         log_.position(), point.current_tid,
         log_.at_end() ? std::string("end of recording") : describe_recorded_event(*log_.peek()),

@@ -144,6 +144,10 @@ void Recorder::on_buffered_syscall(tracer::Task& task, const SyscallEvent& call)
     }
 }
 
+void Recorder::on_guest_waits() {
+    writer_.flush();
+}
+
 void Recorder::on_event(const Event& event) {
     Event recorded = event;
     std::optional<StdioEvent> stdio;

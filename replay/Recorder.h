@@ -50,6 +50,8 @@ public:
     // A new file the library made (hermit_buffer_creates_new_file) is the guest's: never copied.
     void on_buffered_syscall(tracer::Task& task, const SyscallEvent& call) override;
     void on_event(const Event& event) override;
+    // The events so far go to disk: a recording stopped while its guest waits (a server killed) keeps them.
+    void on_guest_waits() override;
 
     // Time of the latest event: the guest's logical duration when the run is over.
     uint64_t last_event_time() const { return last_event_time_; }

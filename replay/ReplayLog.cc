@@ -37,6 +37,12 @@ std::string describe_recorded_event(const Event& event) {
         event.payload);
 }
 
+void ReplayLog::stop_at_end_if_cut_short() const {
+    if (!finished_ && at_end()) {
+        throw Error(ErrorCode::RecordingCutShort, events_.size());
+    }
+}
+
 void throw_desync(uint64_t index, int32_t tid, const std::string& expected, const std::string& actual) {
     throw Error(ErrorCode::ReplayDesync, index, tid, expected, actual);
 }

@@ -12,7 +12,9 @@ namespace hermit::replay {
 
 class ReplayLog {
 public:
-    explicit ReplayLog(std::vector<Event> events) : events_(std::move(events)) {}
+    // `finished`: false for a recording hermit was stopped in (killed), whose events end before the guest.
+    explicit ReplayLog(std::vector<Event> events, bool finished = true)
+        : events_(std::move(events)), finished_(finished) {}
 
     uint64_t position() const { return position_; }
     uint64_t size() const { return events_.size(); }
@@ -22,9 +24,12 @@ public:
     // Consumes the next event; only call when !at_end().
     const Event& take() { return events_[position_++]; }
     const std::vector<Event>& events() const { return events_; }
+    // At the end of an unfinished recording the replay stops there: throws E042. Else nothing.
+    void stop_at_end_if_cut_short() const;
 
 private:
     std::vector<Event> events_;
+    bool finished_ = true;
     uint64_t position_ = 0;
 };
 

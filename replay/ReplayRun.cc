@@ -74,11 +74,12 @@ int replay_autopilot(const std::string& id_or_path) {
     RecordingStore store;
     RecordingReader reader(store.resolve(id_or_path));
     const RecordingMeta& meta = reader.meta();
+    ReplayLog log(reader.read_all(), meta.finished);
     if (!meta.finished) {
-        throw Error(ErrorCode::ReplayUnsupported, meta.id,
-                    "it is unfinished (the recording run did not end normally)");
+        spdlog::warn("{} is unfinished (hermit was stopped while recording it): the replay ends after its {} "
+                     "recorded events",
+                     meta.id, log.size());
     }
-    ReplayLog log(reader.read_all());
     spdlog::info("replaying {} ({} events)", meta.id, log.size());
     return replay_once(reader, log);
 }

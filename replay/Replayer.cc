@@ -144,6 +144,7 @@ const SyscallEvent& Replayer::expect_syscall(tracer::Task& task, const tracer::S
     }
     const SyscallEvent* recorded = next != nullptr ? std::get_if<SyscallEvent>(&next->payload) : nullptr;
     if (recorded == nullptr || next->tid != task.tid() || recorded->number != stop.number) {
+        log_.stop_at_end_if_cut_short();
         throw_desync(log_.position(), task.tid(),
                      next != nullptr ? describe_recorded_event(*next) : "end of recording",
                      describe_syscall(stop.number));
@@ -781,6 +782,7 @@ void Replayer::on_event(const Event& event) {
     }
     const uint64_t index = log_.position();
     if (log_.at_end()) {
+        log_.stop_at_end_if_cut_short();
         throw_desync(index, event.tid, "end of recording", describe_replayed(event));
     }
     const Event& recorded = log_.take();
@@ -789,11 +791,13 @@ void Replayer::on_event(const Event& event) {
     const bool redirected = pending != pending_.end() && pending->second.redirected;
     compare(index, recorded, event, is_syscall && pending != pending_.end() ? &pending->second : nullptr,
             std::holds_alternative<ExecEvent>(event.payload) && redirected);
-    if (!is_syscall || pending == pending_.end()) {
-        return;
+    if (is_syscall && pending != pending_.end()) {
+        check_stdio(event, pending->second);
+        pending_.erase(pending);
     }
-    check_stdio(event, pending->second);
-    pending_.erase(pending);
+    // Nothing after an unfinished recording's last event is known: the replay ends right there (the guest
+    // may spin without another event).
+    log_.stop_at_end_if_cut_short();
 }
 
 void Replayer::compare(uint64_t index, const Event& recorded, const Event& replayed,

@@ -473,6 +473,9 @@ struct Session::State {
         next->wait_in_kernel = only_waiting;
         if (only_waiting) {
             spdlog::debug("every guest thread waits; thread {} waits in the kernel", next->task->tid());
+            for (EventSink* sink : sinks) {
+                sink->on_guest_waits();
+            }
         }
         bool all_blocked = std::all_of(runnable.begin(), runnable.end(),
                                        [](Thread* thread) { return thread->state == ThreadState::Blocked; });

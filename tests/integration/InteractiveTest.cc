@@ -213,6 +213,44 @@ TEST_F(InteractiveTest, ASignalTakenBetweenSyscallsEndsTheNextWait) {
     EXPECT_EQ(replayed.stdout_text, "ready\ngot SIGINT\n") << replayed.stderr_text;
 }
 
+// Whether `pid` sleeps in a read of its stdin (the kernel's view: state S, syscall 0 on descriptor 0).
+bool waits_in_read_of_stdin(pid_t pid) {
+    std::ifstream status_file("/proc/" + std::to_string(pid) + "/stat");
+    std::string status((std::istreambuf_iterator<char>(status_file)), {});
+    const size_t name_end = status.rfind(')');
+    std::ifstream syscall_file("/proc/" + std::to_string(pid) + "/syscall");
+    std::string number, first_argument;
+    syscall_file >> number >> first_argument;
+    return name_end != std::string::npos && status.compare(name_end + 2, 1, "S") == 0 && number == "0" &&
+           first_argument == "0x0";
+}
+
+// hermit killed outright while its guest waits for input (a server killed with kill -9): the recording
+// is unfinished but holds what happened up to the wait, and its replay shows that and says where it ends.
+TEST_F(InteractiveTest, ARecordingWhoseHermitWasKilledReplaysToItsLastEvent) {
+    const auto kill_hermit_once_the_guest_waits = [](pid_t hermit, int) {
+        const pid_t guest = guest_of(hermit);
+        ASSERT_GT(guest, 0);
+        // The recorder writes its events before letting the guest wait: a state, not a time, to wait for.
+        for (int tries = 0; tries < 6000 && !waits_in_read_of_stdin(guest); ++tries) {
+            usleep(10'000);
+        }
+        ASSERT_TRUE(waits_in_read_of_stdin(guest));
+        kill(hermit, SIGKILL);
+    };
+    const Finished recorded =
+        run_with_input({hermit_binary(), "record", "start", "--", guest_path("interactive_signals")},
+                       "ready\n", kill_hermit_once_the_guest_waits);
+    EXPECT_EQ(recorded.exit_status, 128 + SIGKILL);
+    EXPECT_EQ(recorded.output, "ready\n");
+    const ProcessResult listed = run_process({hermit_binary(), "record", "list"});
+    EXPECT_NE(listed.stdout_text.find("unfinished"), std::string::npos) << listed.stdout_text;
+    const ProcessResult replayed = replay(); // `latest` is the unfinished recording
+    EXPECT_EQ(replayed.exit_status, 4) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, "ready\n") << replayed.stderr_text;
+    EXPECT_NE(replayed.stderr_text.find("E042"), std::string::npos) << replayed.stderr_text;
+}
+
 // A recording ended by `timeout` (SIGTERM to hermit, which passes it on) is complete: it replays.
 TEST_F(InteractiveTest, ARecordingStoppedByTimeoutReplays) {
     const Finished recorded = signalled_after({"timeout", "-s", "TERM", "1", hermit_binary(), "record",
