@@ -51,6 +51,13 @@ int record_start(const RecordOptions& options) {
     if (options.argv.empty()) {
         throw Error(ErrorCode::MissingCommand);
     }
+    if (!options.config.namespaces) {
+        // Without its own pid namespace the guest's process and thread ids are the host's, other ones
+        // in every run: no replay could match them.
+        throw Error(ErrorCode::UsageError,
+                    "--no-namespaces cannot be recorded: a replay needs the guest's own "
+                    "pid namespace, where its process and thread ids are the same every time");
+    }
     tracer::GuestRunSpec spec{options.argv, recorded_environment(), current_directory(), options.config};
     SystemFileWatch system_files;
     spec.before_exec = [&system_files](pid_t guest) { system_files.watch(guest); };

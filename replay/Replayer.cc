@@ -57,6 +57,28 @@ bool arguments_match(const SyscallEvent& recorded, const SyscallEvent& replayed)
                       replayed.args.begin());
 }
 
+// Which argument differs, both values, and what a replayed name argument names: a divergence that says
+// "openat with different arguments" leaves the user guessing (a changed system file, another directory).
+std::string argument_difference(tracer::Task& task, const SyscallEvent& recorded,
+                                const std::array<uint64_t, 6>& args) {
+    const size_t count = compared_argument_count(recorded.number, recorded.args.size());
+    const tracer::SyscallRow* row = tracer::find_syscall(recorded.number);
+    for (size_t i = 0; i < count; ++i) {
+        if (recorded.args[i] == args[i]) {
+            continue;
+        }
+        std::string text =
+            fmt::format("argument {} was {:#x} when recorded and is {:#x}", i + 1, recorded.args[i], args[i]);
+        if (row != nullptr && row->args[i].kind == tracer::ArgKind::String) {
+            if (const std::optional<std::string> name = task.read_string(args[i])) {
+                text += fmt::format(", naming \"{}\"", *name);
+            }
+        }
+        return text;
+    }
+    return "the same arguments";
+}
+
 std::optional<std::vector<char>> file_contents(const std::filesystem::path& path) {
     std::ifstream stream(path, std::ios::binary);
     if (!stream) {
@@ -152,7 +174,8 @@ const SyscallEvent& Replayer::expect_syscall(tracer::Task& task, const tracer::S
     if (!arguments_match(*recorded, stop.args)) {
         throw_desync(log_.position(), task.tid(),
                      describe_syscall(recorded->number) + " with its recorded arguments",
-                     describe_syscall(stop.number) + " with different arguments");
+                     describe_syscall(stop.number) + " with different arguments (" +
+                         argument_difference(task, *recorded, stop.args) + ")");
     }
     return *recorded;
 }

@@ -977,9 +977,8 @@ TEST_F(RecordReplayTest, ReplayOfMissingRecordingFailsWithE035) {
 
 // Everything `hermit run` takes, record start takes too, and the metadata says what the run really used.
 TEST_F(RecordReplayTest, RecordStartTakesTheRunOptionsAndNamesTheScheduleItUsed) {
-    const ProcessResult recorded =
-        hermit({"record", "start", "--epoch=2020-01-01T00:00:00Z", "--strict", "--no-namespaces",
-                "--preemption-timeout=disabled", "--chaos", "--", "date", "+%Y"});
+    const ProcessResult recorded = hermit({"record", "start", "--epoch=2020-01-01T00:00:00Z", "--strict",
+                                           "--preemption-timeout=disabled", "--chaos", "--", "date", "+%Y"});
     // --strict fails on a host without CPUID faulting or rdtsc trapping: either way, not a usage error.
     ASSERT_NE(recorded.exit_status, 2) << recorded.stderr_text;
     if (recorded.exit_status == 0) {
@@ -987,9 +986,14 @@ TEST_F(RecordReplayTest, RecordStartTakesTheRunOptionsAndNamesTheScheduleItUsed)
         const ProcessResult info = hermit({"record", "info", "latest"});
         EXPECT_NE(info.stdout_text.find("chaos true, heuristic random"), std::string::npos)
             << info.stdout_text;
-        EXPECT_NE(info.stdout_text.find("strict true, namespaces false"), std::string::npos)
+        EXPECT_NE(info.stdout_text.find("strict true, namespaces true"), std::string::npos)
             << info.stdout_text;
     }
+    // Host pids differ in every run: such a recording could never replay, so it is not made.
+    const ProcessResult without_namespaces = hermit({"record", "start", "--no-namespaces", "--", "true"});
+    EXPECT_EQ(without_namespaces.exit_status, 2);
+    EXPECT_NE(without_namespaces.stderr_text.find("--no-namespaces cannot be recorded"), std::string::npos)
+        << without_namespaces.stderr_text;
     const ProcessResult round_robin = hermit(
         {"record", "start", "--chaos", "--sched-heuristic=none", "--epoch=1577836800", "--", "date", "+%Y"});
     ASSERT_EQ(round_robin.exit_status, 0) << round_robin.stderr_text;
