@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -58,6 +59,14 @@ int record_start(const RecordOptions& options) {
                     "--no-namespaces cannot be recorded: a replay needs the guest's own "
                     "pid namespace, where its process and thread ids are the same every time");
     }
+    // Termination signals stay blocked for good: while the guest runs the Session passes them on, and one
+    // that comes after (GNU timeout's second) must not kill hermit before the recording is finished.
+    sigset_t termination;
+    sigemptyset(&termination);
+    for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+        sigaddset(&termination, signal_number);
+    }
+    sigprocmask(SIG_BLOCK, &termination, nullptr);
     tracer::GuestRunSpec spec{options.argv, recorded_environment(), current_directory(), options.config};
     SystemFileWatch system_files;
     spec.before_exec = [&system_files](pid_t guest) { system_files.watch(guest); };

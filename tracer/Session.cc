@@ -265,8 +265,7 @@ struct Session::State {
     pid_t termination_sender = 0;  // who sent it
     int forwarded_termination = 0; // passed on to the guest (an interactive run's first)
     pid_t forwarded_sender = 0;
-    bool forwarded_delivered = false; // a guest thread received it
-    int forced_termination = 0;       // made hermit kill the guest
+    int forced_termination = 0; // made hermit kill the guest
     bool faults_enabled = false;
     bool trap_cpuid = false; // CPUID faulting is armed at every exec
     DebugHook* debug_hook = nullptr;
@@ -1367,7 +1366,6 @@ struct Session::State {
             default_action_kills(signal_number) && ((dispositions.caught | dispositions.ignored) & bit) == 0;
         emit(thread, SignalEvent{signal_number, info.si_code, info.si_pid, fatal, outside.has_value(),
                                  outside ? outside->sender_uid : 0});
-        forwarded_delivered |= outside.has_value() && signal_number == forwarded_termination;
         thread.resume_signal = signal_number;
         keep_running(thread);
     }
@@ -1540,6 +1538,11 @@ struct Session::State {
                 termination_sender = static_cast<pid_t>(received[index].ssi_pid);
             }
         }
+    }
+
+    void drain_termination_signals() {
+        take_signals();
+        termination_signal = 0;
     }
 
     // A debugger's diversion (Session::run_alone_untraced): `task` runs alone until a stop of its own. A
@@ -1829,7 +1832,7 @@ struct Session::State {
 
     // SIGINT, SIGTERM or SIGHUP came to hermit. An interactive run passes the first to the guest's process
     // group, as a terminal would (the guest's handlers run, at a deterministic point: an outside signal);
-    // a second one, or any in a replay, ends the guest outright.
+    // another one, or any in a replay, ends the guest outright.
     void on_termination_signal(int signal_number) {
         if (options.interactive && forwarded_termination == 0 && launched.guest > 0) {
             forwarded_termination = signal_number;
@@ -1837,10 +1840,11 @@ struct Session::State {
             kill(-launched.guest, signal_number);
             return;
         }
-        // The same signal again from the same sender before the guest got the first (GNU timeout sends it
-        // to hermit and to its own process group, hermit's): one pending signal, as the kernel keeps it.
+        // The same signal again from the same sender is the same request (GNU timeout sends it to hermit
+        // and at once to its own process group, hermit's): whether the guest took the first before the
+        // second came is a matter of timing, and must not decide between its handler and a kill.
         if (options.interactive && signal_number == forwarded_termination &&
-            termination_sender == forwarded_sender && !forwarded_delivered) {
+            termination_sender == forwarded_sender) {
             return;
         }
         forced_termination = signal_number;
@@ -2039,6 +2043,9 @@ int Session::run() {
         sigprocmask(SIG_SETMASK, &state.saved_mask, nullptr);
         throw;
     }
+    // A termination signal that came as the guest ended (timeout's second one) is for a run that is over:
+    // unblocked, it would kill hermit before it finished, say, the recording.
+    state.drain_termination_signals();
     sigprocmask(SIG_SETMASK, &state.saved_mask, nullptr);
     spdlog::debug("guest done: {} ptrace stops, {} notifications, {} events", state.stop_count,
                   state.notification_count, state.event_count);
