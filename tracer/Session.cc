@@ -1308,6 +1308,11 @@ struct Session::State {
         return stopped;
     }
 
+    static bool holds_signal(const Thread& thread, int signal_number) {
+        return std::any_of(thread.outside_signals.begin(), thread.outside_signals.end(),
+                           [signal_number](const SignalEvent& held) { return held.number == signal_number; });
+    }
+
     // A kernel-made SIGTRAP (si_code > 0: breakpoint, step, watchpoint) may belong to the debugger.
     bool handled_by_debugger(Thread& thread, const siginfo_t& info) {
         if (debug_hook == nullptr || info.si_code <= 0) {
@@ -1336,6 +1341,14 @@ struct Session::State {
             outside = SignalEvent{signal_number, info.si_code, info.si_pid,
                                   false,         true,         static_cast<int32_t>(info.si_uid)};
             if (deterministic() && !interrupted_a_syscall(*thread.task)) {
+                if (options.interactive && holds_signal(thread, signal_number)) {
+                    // The first is still waiting for a syscall of a thread that computes without any
+                    // (nothing preempts it without a PMU): a second Ctrl-C or kill ends the run, as the
+                    // user means it to.
+                    forced_termination = signal_number;
+                    kill_everything();
+                    return;
+                }
                 thread.outside_signals.push_back(*outside);
                 thread.resume_signal = 0;
                 keep_running(thread);

@@ -213,6 +213,43 @@ TEST_F(InteractiveTest, ASignalTakenBetweenSyscallsEndsTheNextWait) {
     EXPECT_EQ(replayed.stdout_text, "ready\ngot SIGINT\n") << replayed.stderr_text;
 }
 
+// A guest that computes without syscalls sees a Ctrl-C only at its next one, which may never come: the
+// next Ctrl-C ends the run, as the user means it to.
+TEST_F(InteractiveTest, ASecondCtrlCEndsAGuestThatNeverMakesASyscall) {
+    if (access("/usr/bin/python3", X_OK) != 0) {
+        GTEST_SKIP() << "needs /usr/bin/python3 (scripts/install-deps.sh installs it)";
+    }
+    int terminal = -1;
+    const pid_t child = forkpty(&terminal, nullptr, nullptr, nullptr);
+    if (child == 0) {
+        exec_argv({hermit_binary(), "run", "--", "/usr/bin/python3", "-c",
+                   "print('spinning', flush=True)\nwhile True: pass"});
+    }
+    ASSERT_GT(child, 0);
+    std::string shown;
+    char buffer[4096];
+    while (shown.find("spinning") == std::string::npos) {
+        const ssize_t count = read(terminal, buffer, sizeof buffer);
+        ASSERT_GT(count, 0) << shown;
+        shown.append(buffer, static_cast<size_t>(count));
+    }
+    // Ctrl-C until the run ends: the first is held for the guest's next syscall, a later one ends it.
+    int status = 0;
+    pid_t ended = 0;
+    for (int presses = 0; presses < 300 && ended == 0; ++presses) {
+        ASSERT_EQ(write(terminal, "\x03", 1), 1);
+        usleep(100'000);
+        ended = waitpid(child, &status, WNOHANG);
+    }
+    if (ended == 0) {
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+    }
+    close(terminal);
+    EXPECT_NE(ended, 0) << "Ctrl-C never ended the run";
+    EXPECT_EQ(shell_status(status), 128 + SIGINT);
+}
+
 // Whether `pid` sleeps in a read of its stdin (the kernel's view: state S, syscall 0 on descriptor 0).
 bool waits_in_read_of_stdin(pid_t pid) {
     std::ifstream status_file("/proc/" + std::to_string(pid) + "/stat");
