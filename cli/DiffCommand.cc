@@ -1,5 +1,6 @@
 #include "Commands.h"
 #include "SyscallNameLookup.h"
+#include "formats/JsonText.h"
 
 #include "formats/Error.h"
 #include "formats/Recording.h"
@@ -61,7 +62,7 @@ int run_diff(const DiffArguments& arguments) {
                                     {"a", event_json(result.divergence->a, names)},
                                     {"b", event_json(result.divergence->b, names)}};
         }
-        std::cout << output.dump(2) << '\n';
+        std::cout << json_text(output, 2) << '\n';
         return result.identical() ? 0 : differ_status;
     }
 

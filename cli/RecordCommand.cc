@@ -1,6 +1,7 @@
 #include "Commands.h"
 #include "RunConfigOptions.h"
 #include "SyscallNameLookup.h"
+#include "formats/JsonText.h"
 
 #include "formats/Error.h"
 #include "formats/EventDescription.h"
@@ -113,7 +114,7 @@ void list_recordings(bool as_json) {
             }
             rows.push_back(std::move(row));
         }
-        std::cout << rows.dump(2) << '\n';
+        std::cout << json_text(rows, 2) << '\n';
         return;
     }
     if (summaries.empty()) {
@@ -185,7 +186,7 @@ void show_info(const std::string& id, bool as_json) {
                                {"last_time_ns", thread.last_time}});
         }
         info["threads"] = std::move(threads);
-        std::cout << info.dump(2) << '\n';
+        std::cout << json_text(info, 2) << '\n';
         return;
     }
     std::cout << fmt::format("Recording   {}\n", meta.id);

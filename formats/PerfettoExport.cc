@@ -1,4 +1,5 @@
 #include "PerfettoExport.h"
+#include "JsonText.h"
 
 #include "Error.h"
 
@@ -170,7 +171,7 @@ json perfetto_trace(const RecordingMeta& meta, const std::vector<Event>& events,
 }
 
 void write_perfetto_trace(const nlohmann::json& trace, const std::filesystem::path& output) {
-    const std::string text = trace.dump();
+    const std::string text = json_text(trace);
     if (output == "-") {
         std::cout << text << '\n';
         std::cout.flush();

@@ -1,4 +1,5 @@
 #include "RaceReport.h"
+#include "formats/JsonText.h"
 
 #include "tracer/SyscallTable.h"
 
@@ -108,7 +109,7 @@ std::string race_report_json(const RaceAnalysisResult& result, const RaceReportL
           step_json(result.passing_first, "passing schedule")}},
         {"swap_confirmed", result.swap_confirmed},
         {"runs", result.runs}};
-    return document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    return json_text(document, 2) + "\n";
 }
 
 } // namespace hermit::replay

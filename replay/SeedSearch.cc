@@ -1,4 +1,5 @@
 #include "SeedSearch.h"
+#include "formats/JsonText.h"
 
 #include "CapturedProcess.h"
 #include "ShellWords.h"
@@ -205,7 +206,7 @@ std::string search_result_json(const SeedSearchResult& result, size_t stderr_lim
                                        {"seeds_run", result.seeds_run},
                                        {"failures", failures}};
     // Guest output may be any bytes; replace what is not UTF-8 rather than fail.
-    return document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    return json_text(document, 2) + "\n";
 }
 
 } // namespace hermit::replay

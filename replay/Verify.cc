@@ -1,4 +1,5 @@
 #include "Verify.h"
+#include "formats/JsonText.h"
 
 #include "GuestEnvironment.h"
 #include "formats/Error.h"
@@ -217,7 +218,7 @@ void write_json(const std::string& path, const CapturedRun& a, const CapturedRun
         json["first_difference"] = nullptr;
     }
     std::ofstream stream(path);
-    stream << json.dump(2) << "\n";
+    stream << json_text(json, 2) << "\n";
     if (!stream) {
         throw Error(ErrorCode::UsageError, fmt::format("cannot write --verify-json file '{}'", path));
     }

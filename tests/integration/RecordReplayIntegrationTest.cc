@@ -5,6 +5,7 @@
 #include "HermitProcess.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -345,6 +346,29 @@ RecordReplayTest::ScratchRuns RecordReplayTest::run_record_and_replay_in_scratch
     runs.replay_notifications = notifications(replayed);
     EXPECT_TRUE(std::filesystem::is_empty(scratch)) << "the replay changed the scratch directory";
     return runs;
+}
+
+// Environment values and output need not be UTF-8; every JSON hermit writes about them must stay valid.
+TEST_F(RecordReplayTest, JsonOfARecordingWithBytesThatAreNotUtf8IsValid) {
+    const ProcessResult recorded =
+        run_process({hermit_binary(), "record", "start", "--", "printf", "out\\377\\376\\n"}, "", 120,
+                    {"HERMIT_DATA_DIR=" + data_dir_.string(), "HERMIT_TEST_BYTES=\xff\xfe"});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    ASSERT_EQ(recorded.stdout_text, "out\xff\xfe\n");
+    const std::filesystem::path exported = directory_ / "trace.json";
+    for (const std::vector<std::string>& command :
+         {std::vector<std::string>{"record", "info", "--json"},
+          {"record", "list", "--json"},
+          {"export", "--format=perfetto", "-o", exported.string()}}) {
+        const ProcessResult result = hermit(command);
+        ASSERT_EQ(result.exit_status, 0) << command[1] << ": " << result.stderr_text;
+        std::string text = result.stdout_text;
+        if (command[0] == "export") {
+            std::ifstream file(exported);
+            text.assign(std::istreambuf_iterator<char>(file), {});
+        }
+        EXPECT_TRUE(nlohmann::json::accept(text)) << command[1];
+    }
 }
 
 // One flipped bit of an environment value in the metadata would replay another run: it is refused.
