@@ -706,6 +706,7 @@ tracer::SyscallDecision Replayer::write(tracer::Task& task, const tracer::Syscal
     }
     if (stop.number == SYS_write) {
         pending.written_bytes = task.read_bytes(stop.args[1], stop.args[2]);
+        check_output_before_it_is_written(task.tid(), pending);
     }
     if (log_.position() < silent_before_) {
         return emulate(task, stop, recorded.result);
@@ -815,7 +816,7 @@ void Replayer::on_event(const Event& event) {
     compare(index, recorded, event, is_syscall && pending != pending_.end() ? &pending->second : nullptr,
             std::holds_alternative<ExecEvent>(event.payload) && redirected);
     if (is_syscall && pending != pending_.end()) {
-        check_stdio(event, pending->second);
+        take_output(event);
         pending_.erase(pending);
     }
     // Nothing after an unfinished recording's last event is known: the replay ends right there (the guest
@@ -866,20 +867,33 @@ void Replayer::compare(uint64_t index, const Event& recorded, const Event& repla
     }
 }
 
-void Replayer::check_stdio(const Event& replayed, const PendingSyscall& pending) {
-    const Event* next = log_.peek();
-    if (next == nullptr || next->tid != replayed.tid || !std::holds_alternative<StdioEvent>(next->payload)) {
+void Replayer::check_output_before_it_is_written(int32_t tid, const PendingSyscall& pending) const {
+    // The write's own event is next in the log; the output it made follows it.
+    const uint64_t index = log_.position() + 1;
+    const Event* output = index < log_.size() ? &log_.events()[index] : nullptr;
+    if (output == nullptr || output->tid != tid || !std::holds_alternative<StdioEvent>(output->payload)) {
         return;
     }
-    const uint64_t index = log_.position();
-    const auto& recorded = std::get<StdioEvent>(log_.take().payload);
-    // The recorded bytes are what the kernel accepted, a prefix of what the guest asked to write.
-    if (pending.written_bytes &&
-        (pending.written_bytes->size() < recorded.data.size() ||
-         !std::equal(recorded.data.begin(), recorded.data.end(), pending.written_bytes->begin()))) {
-        throw_desync(index, replayed.tid,
-                     fmt::format("{} bytes written on fd {}", recorded.data.size(), recorded.fd),
-                     "different bytes");
+    const auto& recorded = std::get<StdioEvent>(output->payload);
+    // The recorded bytes are what the kernel accepted, a prefix of what the guest asked to write. Checked
+    // before the write runs: a replay never shows output the recording did not have, not even just before
+    // it stops.
+    if (!pending.written_bytes) {
+        return; // unreadable: the kernel fails the write the same way
+    }
+    const std::vector<uint8_t>& written = *pending.written_bytes;
+    const auto differs =
+        std::mismatch(recorded.data.begin(), recorded.data.end(), written.begin(), written.end());
+    if (differs.first != recorded.data.end()) {
+        throw_desync(index, tid, fmt::format("{} bytes written on fd {}", recorded.data.size(), recorded.fd),
+                     fmt::format("different bytes from byte {} on", differs.first - recorded.data.begin()));
+    }
+}
+
+void Replayer::take_output(const Event& replayed) {
+    const Event* next = log_.peek();
+    if (next != nullptr && next->tid == replayed.tid && std::holds_alternative<StdioEvent>(next->payload)) {
+        log_.take(); // compared with the bytes before they were written
     }
 }
 

@@ -160,7 +160,10 @@ private:
     tracer::SyscallDecision emulate(tracer::Task& task, const tracer::SyscallStop& stop, int64_t result);
     void compare(uint64_t index, const Event& recorded, const Event& replayed, const PendingSyscall* pending,
                  bool redirected_exec) const;
-    void check_stdio(const Event& replayed, const PendingSyscall& pending);
+    // A write to hermit's stdout or stderr: its bytes must be the recorded output (E040 before they reach
+    // the user's terminal or file). take_output() then consumes the recorded StdioEvent.
+    void check_output_before_it_is_written(int32_t tid, const PendingSyscall& pending) const;
+    void take_output(const Event& replayed);
 
     const RecordingReader& reader_;
     ReplayLog& log_;

@@ -3,6 +3,7 @@
 // recording must be refused with the formats error.
 
 #include "HermitProcess.h"
+#include "formats/Recording.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -346,6 +347,37 @@ RecordReplayTest::ScratchRuns RecordReplayTest::run_record_and_replay_in_scratch
     runs.replay_notifications = notifications(replayed);
     EXPECT_TRUE(std::filesystem::is_empty(scratch)) << "the replay changed the scratch directory";
     return runs;
+}
+
+// A replay whose guest would write other bytes than the recording's output stops before they are
+// written: not one of them reaches the user. (The recording is rewritten with other recorded output, as
+// if the guest behaved differently on replay.)
+TEST_F(RecordReplayTest, OutputTheRecordingDidNotHaveIsNeverWritten) {
+    const std::filesystem::path input = directory_ / "data.txt";
+    std::ofstream(input) << "line one\nline two\n";
+    const ProcessResult recorded = hermit({"record", "start", "--", "cat", input.string()});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    {
+        RecordingReader original(data_dir_ / "cat-1");
+        RecordingWriter changed(data_dir_ / "changed-1", original.meta());
+        bool changed_output = false;
+        for (Event event : original.read_all()) {
+            if (auto* output = std::get_if<StdioEvent>(&event.payload);
+                output != nullptr && !changed_output) {
+                output->data[5] = 'O'; // "line One"
+                changed_output = true;
+            }
+            changed.append(std::move(event));
+        }
+        ASSERT_TRUE(changed_output);
+        changed.finish(original.meta().exit_status, original.meta().guest_duration_ns);
+    }
+    const ProcessResult replayed = hermit({"replay", "--autopilot", "changed-1"});
+    EXPECT_EQ(replayed.exit_status, 4) << replayed.stderr_text;
+    EXPECT_NE(replayed.stderr_text.find("different bytes from byte 5 on"), std::string::npos)
+        << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, "") << "no byte of the differing write was shown";
+    EXPECT_EQ(hermit({"replay", "--autopilot", "cat-1"}).stdout_text, "line one\nline two\n");
 }
 
 // Environment values and output need not be UTF-8; every JSON hermit writes about them must stay valid.
