@@ -305,7 +305,7 @@ EngineStop DebugTarget::run_forward(Motion motion, const gdbserver::InterruptChe
 EngineStop DebugTarget::advance(Motion motion, const gdbserver::InterruptCheck& interrupted) {
     motion_ = motion;
     if (bridge_->resume(interrupted)) {
-        return EngineStop{stop_, stop_pc_, stop_at_event_, stop_at_exit_, stop_interrupted_};
+        return EngineStop{stop_, stop_pc_, stop_at_event_, stop_at_exit_, stop_interrupted_, stop_counted_};
     }
     return EngineStop{end_of_run(), 0};
 }
@@ -332,6 +332,9 @@ StopReason DebugTarget::end_of_run() {
 
 EngineStop DebugTarget::restart() {
     diversion_.reset(); // its process goes with the run
+    arrival_counter_.reset();
+    image_.reset();
+    events_in_run_ = 0;
     const StopSet armed = armed_stops();
     bridge_->abort();
     bridge_ = std::make_unique<DebugBridge>();
@@ -350,6 +353,8 @@ EngineStop DebugTarget::restart() {
     armed_event_.reset();
     stop_at_event_ = false;
     stop_at_exit_ = false;
+    stop_interrupted_ = false;
+    stop_counted_ = false;
     breakpoints_.clear();
     // Armed again at the first stop: a watch armed from the exec on would stop the dynamic loader (and,
     // emulated, single-step all of it).
@@ -363,7 +368,75 @@ EngineStop DebugTarget::restart() {
         throw Error(ErrorCode::TimelineLost, "the replay ended before its first stop");
     }
     arm(armed);
-    return EngineStop{stop_, stop_pc_, stop_at_event_, stop_at_exit_, stop_interrupted_};
+    return EngineStop{stop_, stop_pc_, stop_at_event_, stop_at_exit_, stop_interrupted_, stop_counted_};
+}
+
+bool DebugTarget::count_arrivals(uint64_t address, std::optional<uint64_t> limit) {
+    if (!ArrivalCounter::available()) {
+        return false;
+    }
+    on_tracer([&] {
+        arrival_counter_ = std::make_unique<ArrivalCounter>(address, limit);
+        // The thread at the stop has not executed its instruction yet; unless the stop was a counted arrival
+        // (RF set), resuming fires a breakpoint there first.
+        constexpr uint64_t kResumeFlag = 0x10000;
+        tracer::Task* stopped = stopped_.empty() ? nullptr : stopped_.front();
+        if (stopped != nullptr && stopped->registers().rip == address &&
+            (stopped->registers().eflags & kResumeFlag) == 0) {
+            arrival_counter_->discount_next_fire(stopped->host_tid());
+        }
+    });
+    return true;
+}
+
+uint64_t DebugTarget::counted_arrivals() {
+    uint64_t arrivals = 0;
+    on_tracer([&] { arrivals = arrival_counter_ ? arrival_counter_->arrivals() : 0; });
+    return arrivals;
+}
+
+void DebugTarget::stop_counting() {
+    on_tracer([&] { arrival_counter_.reset(); });
+}
+
+bool DebugTarget::keep_image() {
+    bool kept = false;
+    on_tracer([&] {
+        image_.reset();
+        if (stopped_.size() != 1 || stop_at_exit_) {
+            return;
+        }
+        image_.emplace(*stopped_.front());
+        image_host_tid_ = stopped_.front()->host_tid();
+        image_events_ = events_in_run_;
+        kept = true;
+    });
+    return kept;
+}
+
+bool DebugTarget::restore_image() {
+    bool restored = false;
+    on_tracer([&] {
+        if (!image_ || events_in_run_ != image_events_ || stopped_.size() != 1 || stop_at_exit_ ||
+            stopped_.front()->host_tid() != image_host_tid_ ||
+            !image_->kernel_state_unchanged(*stopped_.front())) {
+            return;
+        }
+        image_->restore(*stopped_.front());
+        stop_pc_ = image_->registers().rip;
+        restored = true;
+    });
+    return restored;
+}
+
+void DebugTarget::on_resume(tracer::Task& task) {
+    if (!arrival_counter_ || task.pid() != debugged_pid_) {
+        return;
+    }
+    if (!arrival_counter_->prepare(task.host_tid())) {
+        spdlog::warn("cannot count arrivals at {:#x} in thread {}: {}", arrival_counter_->address(),
+                     task.tid(), std::strerror(errno));
+    }
 }
 
 StopSet DebugTarget::armed_stops() {
@@ -713,6 +786,7 @@ void DebugTarget::on_event(const Event&) {
     // In a replay, the position in the recording (the Replayer, an earlier sink, has taken the event);
     // in a live run, the events so far.
     event_count_ = replayer_ != nullptr ? replayer_->position() : event_count_ + 1;
+    ++events_in_run_;
     output_shown_until_ = std::max(output_shown_until_, event_count_);
     stops_since_event_ = 0;
     if (std::exchange(event_stop_deferred_, false) && armed_event_ && replayer_ != nullptr) {
@@ -807,6 +881,12 @@ tracer::DebugResume DebugTarget::on_trap(tracer::Task& task, int si_code,
     }
     if (task.pid() != debugged_pid_) {
         return step_past_breakpoint(task, si_code, was_stepping);
+    }
+    if (si_code == kTrapPerf && arrival_counter_) {
+        stop_counted_ = true;
+        report_stop(task, signal_stop(task, SIGTRAP), stopped);
+        stop_counted_ = false;
+        return tracer::DebugResume::Resume;
     }
     std::optional<StopReason> stop = classify_trap(task, si_code, was_stepping, watch_step);
     if (!stop) {

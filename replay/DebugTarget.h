@@ -22,9 +22,11 @@
 // registers back as they were at the stop, resuming runs the diverted thread freely (an inferior call),
 // and then the process is restored and the replay goes on. Going back in time ends a diversion too.
 
+#include "ArrivalCounter.h"
 #include "DebugBridge.h"
 #include "Diversion.h"
 #include "GuestFileView.h"
+#include "ProcessImage.h"
 #include "ReplayEngine.h"
 #include "ReplayTimeline.h"
 #include "ThreadLocalAddresses.h"
@@ -137,6 +139,11 @@ private:
     StopSet armed_stops() override;
     void arm(const StopSet& stops) override;
     EngineStop run_forward(Motion motion, const gdbserver::InterruptCheck& interrupted) override;
+    bool count_arrivals(uint64_t address, std::optional<uint64_t> limit) override;
+    uint64_t counted_arrivals() override;
+    void stop_counting() override;
+    bool keep_image() override;
+    bool restore_image() override;
     // Lets the guest go on and waits for its next stop or its end.
     EngineStop advance(Motion motion, const gdbserver::InterruptCheck& interrupted);
     gdbserver::StopReason end_of_run();
@@ -153,6 +160,8 @@ private:
     void on_process_exit(tracer::Task& task, const std::vector<tracer::Task*>& stopped) override;
     void on_interrupt(tracer::Task& task, const std::vector<tracer::Task*>& stopped) override;
     void on_exec(tracer::Task& task) override;
+    // Opens `task`'s arrival counter anew before it runs (SyscallInterceptor: every way a thread goes on).
+    void on_resume(tracer::Task& task) override;
     void on_event(const Event& event) override;
     // The stop of `task` for `signal_number` (a signal, or the end as SIGKILL); it ends a step of `task`.
     gdbserver::StopReason signal_stop(tracer::Task& task, int signal_number);
@@ -201,6 +210,7 @@ private:
     bool stop_at_event_ = false;
     bool stop_at_exit_ = false;
     bool stop_interrupted_ = false;
+    bool stop_counted_ = false; // the arrival counter's limit
     pid_t stop_host_tid_ = 0;
     std::vector<tracer::Task*> stopped_;
     uint64_t event_count_ = 0;
@@ -219,6 +229,12 @@ private:
     Replayer* replayer_ = nullptr;
     tracer::Session* guest_session_ = nullptr;
     std::optional<Diversion> diversion_;
+    std::unique_ptr<ArrivalCounter> arrival_counter_;
+    // keep_image(): the image, its thread, and the events of the run when it was taken.
+    std::optional<ProcessImage> image_;
+    pid_t image_host_tid_ = 0;
+    uint64_t image_events_ = 0;
+    uint64_t events_in_run_ = 0;
     ThreadLocalAddresses thread_local_addresses_;
     gdbserver::StopReason diverted_from_; // the replay's stop the diversion began at
     std::optional<uint64_t> armed_event_;

@@ -12,6 +12,7 @@
 // own `checkpoint` forks) is killed at once, but took a pid of the guest's namespace: then only a new run of
 // the replay to the same position puts things back (spoiled()).
 
+#include "ProcessImage.h"
 #include "tracer/Task.h"
 
 #include <signal.h>
@@ -46,25 +47,17 @@ public:
     void undo();
 
 private:
-    struct Region {
-        uint64_t start = 0;
-        uint64_t end = 0;
-        bool writable = false;
-        std::vector<uint8_t> bytes; // writable regions only
-    };
-
     // Runs `number(args...)` in the thread through "syscall; int3" written at its pc for the call, so the
     // thread ends at a SIGTRAP stop as it began at one. Returns the raw result.
     int64_t call(int number, const std::array<uint64_t, 6>& args);
-    static std::vector<Region> mappings(pid_t host_pid);
+    // The program break, read before the image is taken (the call goes through the thread's registers).
+    uint64_t program_break();
 
     tracer::Task& task_;
     tracer::Session& session_;
-    user_regs_struct registers_{};
-    std::vector<uint8_t> extended_state_; // NT_X86_XSTATE: floating point and vector registers
-    std::optional<siginfo_t> signal_;     // the signal of a signal-delivery stop
     uint64_t program_break_ = 0;
-    std::vector<Region> regions_;
+    ProcessImage image_;
+    std::optional<siginfo_t> signal_; // the signal of a signal-delivery stop
     bool spoiled_ = false;
 };
 

@@ -47,6 +47,8 @@ struct EngineStop {
     // Stopped where gdb's Ctrl-C found the guest: without an instruction counter, no replay can name
     // this position again.
     bool interrupted = false;
+    // The limit of count_arrivals() reached: the thread is about to execute the counted instruction.
+    bool counted_arrival = false;
 
     bool ended() const;
     // Whether a forward run with `stops` armed would have stopped here: a hit of one of its breakpoints or
@@ -65,6 +67,20 @@ public:
     // Runs forward to the next stop (see Motion); a breakpoint at the current pc does not stop it again.
     // When `interrupted` returns true (gdb's Ctrl-C, or gdb gone) the guest stops where it is.
     virtual EngineStop run_forward(Motion motion, const gdbserver::InterruptCheck& interrupted) = 0;
+    // From now on, counts the debugged process's arrivals at the instruction at `address` without stopping
+    // at them (ArrivalCounter.h), except at the `limit`-th when given: that stop is `counted_arrival`.
+    // False when the host cannot count; nothing is counted then.
+    virtual bool count_arrivals(uint64_t address, std::optional<uint64_t> limit) = 0;
+    // The arrivals counted since count_arrivals().
+    virtual uint64_t counted_arrivals() = 0;
+    virtual void stop_counting() = 0;
+    // Keeps an image of the debugged process at this stop (ProcessImage.h) in place of the one kept before;
+    // false when none can be taken (it has more than one thread).
+    virtual bool keep_image() = 0;
+    // Goes back to the kept image, which is only possible while the replay has passed no event since it was
+    // taken and the kernel's state of the process is the same (no untrapped syscall changed it); false
+    // otherwise, and nothing changed.
+    virtual bool restore_image() = 0;
 };
 
 } // namespace hermit::replay
