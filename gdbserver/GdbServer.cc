@@ -133,6 +133,9 @@ std::optional<std::string> GdbServer::handle(std::string_view request) {
     switch (request.front()) {
     case '?':
         return stop_reply(target_.stop_reason());
+    case '!':
+        extended_ = target_.start_over() != nullptr;
+        return extended_ ? "OK" : "";
     case 'q':
     case 'Q':
         if (request == "QStartNoAckMode") {
@@ -154,6 +157,9 @@ std::optional<std::string> GdbServer::handle(std::string_view request) {
         }
         if (request.starts_with("vKill")) {
             return handle_kill();
+        }
+        if (request.starts_with("vRun;")) {
+            return handle_run(); // the program and its arguments are the target's own
         }
         return std::string();
     case 'H':
@@ -706,8 +712,17 @@ std::string GdbServer::handle_detach() {
 
 std::string GdbServer::handle_kill() {
     target_.kill();
-    outcome_ = Outcome::Killed;
+    if (!extended_) {
+        outcome_ = Outcome::Killed;
+    }
     return "OK";
+}
+
+std::string GdbServer::handle_run() {
+    StartOver* starter = target_.start_over();
+    const std::optional<StopReason> stop =
+        extended_ && starter != nullptr ? starter->restart_program() : std::nullopt;
+    return stop ? stop_reply(*stop) : std::string(kErrorInvalidArgument);
 }
 
 std::string GdbServer::stop_reply(const StopReason& stop) {

@@ -49,6 +49,7 @@ private:
     std::string handle_host_io(std::string_view request);
     std::string handle_detach();
     std::string handle_kill();
+    std::string handle_run();
 
     std::string resume(const ResumeRequest& request);
     std::string stop_reply(const StopReason& stop);
@@ -63,6 +64,7 @@ private:
     Connection& connection_;
     std::set<std::string> gdb_features_;
     bool multiprocess_ = false;
+    bool extended_ = false; // gdb asked for extended-remote mode (`!`)
     ThreadId general_thread_{ThreadId::kAny, ThreadId::kAny};
     ThreadId continue_thread_{ThreadId::kAll, ThreadId::kAll};
     std::optional<Outcome> outcome_;

@@ -168,6 +168,16 @@ public:
     virtual bool attached(int64_t pid) = 0;
 };
 
+// Extended-remote mode (`!`): gdb's `run` starts the program over (vRun), and a `kill` leaves the server
+// waiting for the next `run` or for gdb to go.
+class StartOver {
+public:
+    virtual ~StartOver() = default;
+    // Starts the program again from its beginning, stopped there (what runs now is killed first); nullopt
+    // when it cannot.
+    virtual std::optional<StopReason> restart_program() = 0;
+};
+
 class Target {
 public:
     virtual ~Target() = default;
@@ -207,6 +217,7 @@ public:
     virtual MonitorCommands* monitor() { return nullptr; }
     virtual ThreadLocalStorage* thread_local_storage() { return nullptr; }
     virtual Processes* processes() { return nullptr; }
+    virtual StartOver* start_over() { return nullptr; }
 };
 
 } // namespace hermit::gdbserver

@@ -88,9 +88,10 @@ std::string write_checkpoint_commands(const std::filesystem::path& directory) {
 
 // Becomes gdb connected to the private socket `address` (this process), leaving hermit to go on in a child
 // process that is in its own process group, so that the terminal's Ctrl-C reaches gdb only (gdb forwards
-// it). `script`: gdb commands to read first (none when empty).
+// it). `script`: gdb commands to read first (none when empty). `extended`: extended-remote mode, in which
+// gdb's `run` starts a replay over.
 void hand_terminal_to_gdb(const std::string& executable, const std::string& address,
-                          const std::string& script) {
+                          const std::string& script, bool extended) {
     pid_t child = fork();
     if (child < 0) {
         throw Error(ErrorCode::GdbNotFound);
@@ -103,7 +104,7 @@ void hand_terminal_to_gdb(const std::string& executable, const std::string& addr
     sigset_t none;
     sigemptyset(&none);
     pthread_sigmask(SIG_SETMASK, &none, nullptr);
-    std::string connect = "target remote " + address;
+    std::string connect = (extended ? "target extended-remote " : "target remote ") + address;
     std::vector<const char*> argv{"gdb"};
     if (!executable.empty()) {
         argv.push_back(executable.c_str());
@@ -196,7 +197,8 @@ int serve_debugger(DebugTarget::GuestSession session, const DebugServeOptions& o
             throw Error(ErrorCode::GdbChannel, error.reason());
         }
         hand_terminal_to_gdb(options.executable, address,
-                             options.reversible ? write_checkpoint_commands(private_directory->path()) : "");
+                             options.reversible ? write_checkpoint_commands(private_directory->path()) : "",
+                             options.reversible);
     }
 
     DebugTarget target(std::move(session), options.reversible, options.follow);

@@ -253,6 +253,11 @@ std::optional<uint64_t> DebugTarget::thread_local_address(const ThreadId& thread
     return address;
 }
 
+std::optional<StopReason> DebugTarget::restart_program() {
+    diversion_.reset(); // its process goes with the run
+    return timeline_->start_over();
+}
+
 StopReason DebugTarget::reverse_resume(gdbserver::ResumeKind kind, const ThreadId& thread,
                                        const gdbserver::InterruptCheck& interrupted) {
     end_diversion();

@@ -65,6 +65,7 @@ class DebugTarget : public gdbserver::Target,
                     private gdbserver::ExecFile,
                     private gdbserver::MonitorCommands,
                     private gdbserver::Processes,
+                    private gdbserver::StartOver,
                     private tracer::DebugHook,
                     private tracer::SyscallInterceptor,
                     private tracer::EventSink,
@@ -110,6 +111,9 @@ public:
     gdbserver::MonitorCommands* monitor() override { return this; }
     gdbserver::Processes* processes() override { return this; }
     gdbserver::ThreadLocalStorage* thread_local_storage() override { return this; }
+    gdbserver::StartOver* start_over() override {
+        return timeline_ ? static_cast<gdbserver::StartOver*>(this) : nullptr;
+    }
 
 private:
     static constexpr size_t kDebugRegisterSlots = 4;
@@ -121,6 +125,8 @@ private:
     std::vector<uint8_t> read_auxv() override;
     std::string exec_file_path(int64_t pid) override;
     std::string run_monitor_command(std::string_view command) override;
+    // gdb's `run` in extended-remote mode: the replay from its start again, gdb's breakpoints kept.
+    std::optional<gdbserver::StopReason> restart_program() override;
     gdbserver::StopReason reverse_resume(gdbserver::ResumeKind kind, const gdbserver::ThreadId& thread,
                                          const gdbserver::InterruptCheck& interrupted) override;
 

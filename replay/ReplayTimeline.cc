@@ -475,6 +475,11 @@ void ReplayTimeline::go_to_event(uint64_t event) {
     path_.push_back(leg);
 }
 
+StopReason ReplayTimeline::start_over() {
+    path_.clear();
+    return replay_path({}).reason;
+}
+
 size_t ReplayTimeline::add_checkpoint() {
     checkpoints_.push_back(path_);
     return checkpoints_.size();

@@ -65,6 +65,8 @@ public:
     void go_to_event(uint64_t event);
     // Runs the replay again to the current position (what a spoiled diversion needs); returns its stop.
     gdbserver::StopReason replay_to_current() { return replay_path(path_).reason; }
+    // Starts the replay over (gdb's `run`); returns its first stop.
+    gdbserver::StopReason start_over();
     // `monitor checkpoint`: remembers the current position; returns its number (from 1).
     size_t add_checkpoint();
     // `monitor restart N`: goes back (or forward) to checkpoint N; false when there is no such checkpoint.

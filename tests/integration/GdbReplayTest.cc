@@ -129,8 +129,9 @@ protected:
     }
 
     std::vector<std::string> gdb_command(const std::string& port, const std::vector<std::string>& commands) {
+        const std::string target = extended_remote_ ? "target extended-remote :" : "target remote :";
         std::vector<std::string> argv{"gdb", "-batch",        "-nx", guest_path(guest_),
-                                      "-ex", "set sysroot /", "-ex", "target remote :" + port};
+                                      "-ex", "set sysroot /", "-ex", target + port};
         for (const auto& command : commands) {
             argv.insert(argv.end(), {"-ex", command});
         }
@@ -158,6 +159,7 @@ protected:
     std::filesystem::path data_dir_;
     std::string guest_;
     std::string guest_output_; // what the guest wrote to the server's stdout in the last session
+    bool extended_remote_ = false;
 };
 
 TEST_F(GdbReplayTest, BreakpointBacktraceThreadsAndVariablesAreTheSameEveryRun) {
@@ -403,6 +405,21 @@ TEST_F(GdbReplayTest, ForwardStepsAreRetracedBackwards) {
     // Back one instruction from add_square is the call instruction the first stepi reached.
     EXPECT_EQ(match[2].str(), match[1].str()) << output;
     EXPECT_EQ(match[3].str(), match[1].str()) << output;
+}
+
+// rr's `run`: in extended-remote mode (the gdb hermit starts uses it) the replay starts over with gdb's
+// breakpoints, whether the program runs or gdb killed it; the server waits for gdb meanwhile.
+TEST_F(GdbReplayTest, RunStartsTheReplayOverKeepingBreakpoints) {
+    record("gdb_steps");
+    extended_remote_ = true;
+    const std::string output = debug({"break add_square", "continue", "continue", "print value", "run",
+                                      "print value", "continue", "kill", "run", "print value", "kill"});
+    const std::regex sequence(
+        R"re(\$1 = 2\n)re"
+        R"re([^]*Breakpoint 1, add_square \(value=value@entry=1\)[^]*\$2 = 1\n)re"
+        R"re([^]*Breakpoint 1, add_square \(value=value@entry=2\))re"
+        R"re([^]*killed[^]*Breakpoint 1, add_square \(value=value@entry=1\)[^]*\$3 = 1\n)re");
+    EXPECT_TRUE(std::regex_search(output, sequence)) << output;
 }
 
 TEST_F(GdbReplayTest, LiveRunDebugsForwardsOnly) {
