@@ -52,6 +52,22 @@ uint64_t auxv_entry(const std::vector<uint8_t>& auxv) {
     return 0;
 }
 
+// The naturally aligned pieces of 1, 2, 4 or 8 bytes, one per debug register, that cover `watch`.
+std::vector<WatchRange> debug_register_pieces(const WatchRange& watch) {
+    std::vector<WatchRange> pieces;
+    uint64_t address = watch.address;
+    const uint64_t end = watch.address + watch.length;
+    while (address < end) {
+        uint64_t length = 8;
+        while (address % length != 0 || address + length > end) {
+            length /= 2;
+        }
+        pieces.push_back(WatchRange{watch.kind, address, length});
+        address += length;
+    }
+    return pieces;
+}
+
 } // namespace
 
 DebugTarget::DebugTarget(GuestSession session, bool reversible, std::optional<FollowedProcess> follow)
@@ -321,15 +337,27 @@ void DebugTarget::unplant_breakpoint(uint64_t address) {
     }
 }
 
-void DebugTarget::set_watch_slots(const std::vector<WatchRange>& watches) {
-    watches_.fill(std::nullopt);
-    for (size_t index = 0; index < watches.size() && index < watches_.size(); ++index) {
-        watches_[index] = watches[index];
+bool DebugTarget::set_watch_slots(const std::vector<WatchRange>& watches) {
+    std::array<std::optional<WatchRange>, kDebugRegisterSlots> slots;
+    std::array<size_t, kDebugRegisterSlots> owners{};
+    size_t used = 0;
+    for (size_t owner = 0; owner < watches.size(); ++owner) {
+        for (const WatchRange& piece : debug_register_pieces(watches[owner])) {
+            if (used == slots.size()) {
+                return false;
+            }
+            slots[used] = piece;
+            owners[used++] = owner;
+        }
     }
+    watches_ = slots;
+    watch_owners_ = owners;
+    requested_watches_ = watches;
     ++watch_generation_;
     for (tracer::Task* task : stopped_) {
         apply_watchpoints(*task);
     }
+    return true;
 }
 
 void DebugTarget::kill() {
@@ -361,8 +389,7 @@ bool DebugTarget::remove_breakpoint(gdbserver::BreakpointKind, uint64_t address,
 }
 
 bool DebugTarget::insert_watchpoint(gdbserver::WatchKind kind, uint64_t address, uint64_t length) {
-    // x86 debug registers watch 1, 2, 4 or 8 naturally aligned bytes; gdb splits other ranges.
-    if ((length != 1 && length != 2 && length != 4 && length != 8) || address % length != 0) {
+    if (length == 0) {
         return false;
     }
     bool inserted = false;
@@ -379,11 +406,8 @@ bool DebugTarget::insert_watchpoint(gdbserver::WatchKind kind, uint64_t address,
             return;
         }
         std::vector<WatchRange> watches = armed_watches();
-        if (watches.size() < kDebugRegisterSlots) {
-            watches.push_back(WatchRange{kind, address, length});
-            set_watch_slots(watches);
-            inserted = true;
-        }
+        watches.push_back(WatchRange{kind, address, length});
+        inserted = set_watch_slots(watches);
     });
     return inserted;
 }
@@ -403,13 +427,7 @@ bool DebugTarget::remove_watchpoint(gdbserver::WatchKind kind, uint64_t address,
 }
 
 std::vector<WatchRange> DebugTarget::armed_watches() const {
-    std::vector<WatchRange> watches;
-    for (const auto& slot : watches_) {
-        if (slot) {
-            watches.push_back(*slot);
-        }
-    }
-    return watches;
+    return requested_watches_;
 }
 
 bool DebugTarget::watch_armed() const {
@@ -630,8 +648,9 @@ std::optional<StopReason> DebugTarget::classify_trap(tracer::Task& task, int si_
     }
     if (const std::optional<size_t> slot = triggered_watch(task, was_stepping)) {
         stop.kind = StopReason::Kind::Watchpoint;
-        stop.watch_address = watches_[*slot]->address;
-        stop.watch_kind = watches_[*slot]->kind;
+        const WatchRange& watched = requested_watches_[watch_owners_[*slot]];
+        stop.watch_address = watched.address;
+        stop.watch_kind = watched.kind;
         return stop;
     }
     if (was_stepping && !watch_step) {

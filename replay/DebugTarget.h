@@ -189,7 +189,9 @@ private:
     void apply_watchpoints(tracer::Task& task);
     std::vector<WatchRange> armed_watches() const;
     bool watch_armed() const;
-    void set_watch_slots(const std::vector<WatchRange>& watches);
+    // Arms `watches`, each over as many debug registers as its aligned pieces need; false (nothing armed)
+    // when they need more than there are.
+    bool set_watch_slots(const std::vector<WatchRange>& watches);
     // Arms the stop at the first syscall of the debugged process at or after replay position `event`.
     void stop_at_syscall_from(uint64_t event);
     bool plant_breakpoint(uint64_t address);
@@ -253,8 +255,11 @@ private:
         bool at_event;
     };
     std::optional<OneShot> one_shot_;
-    std::map<uint64_t, uint8_t> breakpoints_; // address -> original byte
+    std::map<uint64_t, uint8_t> breakpoints_;   // address -> original byte
+    std::vector<WatchRange> requested_watches_; // gdb's, as asked
+    // The debug registers: a naturally aligned piece of one of requested_watches_ each.
     std::array<std::optional<WatchRange>, kDebugRegisterSlots> watches_;
+    std::array<size_t, kDebugRegisterSlots> watch_owners_{}; // slot -> index in requested_watches_
     uint64_t watch_generation_ = 0;
     std::map<pid_t, uint64_t> applied_generation_; // host tid -> watch_generation_ in its registers
     std::set<pid_t> stepping_;                     // host tids resumed for one instruction

@@ -94,6 +94,7 @@ EngineStop DebugTarget::restart() {
     // Armed again at the first stop: a watch armed from the exec on would stop the dynamic loader (and,
     // emulated, single-step all of it).
     watches_.fill(std::nullopt);
+    requested_watches_.clear();
     applied_generation_.clear();
     stepping_.clear();
     watch_steps_.clear();

@@ -324,6 +324,18 @@ TEST_F(GdbReplayTest, WatchpointStopsAtEachWriteOfEveryThread) {
     EXPECT_NE(output.find("$1 = 4"), std::string::npos) << output;
 }
 
+// A watched range wider than a debug register (16 bytes over `total`) takes two of them, forwards and back.
+TEST_F(GdbReplayTest, WatchRangesWiderThanADebugRegisterAreSplit) {
+    record("gdb_steps");
+    const std::string output = debug({"break main", "continue", "watch -l *(char(*)[16])&total", "continue",
+                                      "continue", "print total", "reverse-continue", "print total", "kill"});
+    const std::regex sequence(R"re(Hardware watchpoint 2: -location \*\(char\(\*\)\[16\]\)&total\n)re"
+                              R"re([^]*New value = "\\001", '\\000' <repeats 14 times>)re"
+                              R"re([^]*New value = "\\005", '\\000' <repeats 14 times>[^]*\$1 = 5\n)re"
+                              R"re([^]*Old value = "\\005"[^]*\$2 = 1\n)re");
+    EXPECT_TRUE(std::regex_search(output, sequence)) << output;
+}
+
 TEST_F(GdbReplayTest, ReverseContinueFromTheEndReturnsToTheLastWrites) {
     record("debug_threads");
     const std::string output =
