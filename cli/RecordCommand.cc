@@ -7,6 +7,7 @@
 #include "formats/EventDescription.h"
 #include "formats/EventStatistics.h"
 #include "formats/Recording.h"
+#include "formats/RecordingPack.h"
 #include "formats/RecordingStore.h"
 #include "replay/Recorder.h"
 
@@ -154,6 +155,27 @@ void remove_recordings(const std::string& id, bool all) {
     std::cerr << fmt::format("hermit: removed {}\n", directory.string());
 }
 
+void pack(const std::string& id, const std::string& output) {
+    RecordingStore store;
+    pack_recording(store, id, output);
+    std::error_code error;
+    std::cerr << fmt::format("hermit: packed {} into {} ({})\n", store.resolve(id).filename().string(),
+                             output, human_size(std::filesystem::file_size(output, error)));
+}
+
+void unpack(const std::string& input) {
+    RecordingStore store;
+    const std::string id = unpack_recording(store, input);
+    std::cerr << fmt::format("hermit: unpacked {} into {}\n", id, (store.root() / id).string());
+}
+
+void collect_garbage() {
+    RecordingStore store;
+    const size_t removed = store.collect_garbage();
+    std::cerr << fmt::format("hermit: removed {} system file{} no recording refers to\n", removed,
+                             removed == 1 ? "" : "s");
+}
+
 // One line per event, "INDEX: description", like the event table of the GUI.
 void dump_events(const std::string& id, uint64_t first, uint64_t count) {
     RecordingStore store;
@@ -238,7 +260,8 @@ void show_info(const std::string& id, bool as_json) {
 } // namespace
 
 void add_record_command(CLI::App& app, CommandContext& context) {
-    auto* command = app.add_subcommand("record", "Record a run, and list, inspect or remove recordings");
+    auto* command =
+        app.add_subcommand("record", "Record a run, and list, inspect, pack, unpack or remove recordings");
     command->require_subcommand(1);
 
     auto start_options = std::make_shared<replay::RecordOptions>();
@@ -275,6 +298,37 @@ void add_record_command(CLI::App& app, CommandContext& context) {
     remove->callback([&context, remove_arguments] {
         apply_global_options(context.global);
         remove_recordings(remove_arguments->id, remove_arguments->all);
+    });
+
+    struct PackArguments {
+        std::string id = "latest";
+        std::string output;
+    };
+    auto pack_arguments = std::make_shared<PackArguments>();
+    auto* pack_command = command->add_subcommand(
+        "pack", "Write a recording and the system files it keeps into one file, for another machine");
+    pack_command->add_option("id", pack_arguments->id, "Recording id, 'latest' (default) or a directory");
+    pack_command
+        ->add_option("-o,--output", pack_arguments->output, "The file to write (an xz-compressed tar)")
+        ->required();
+    pack_command->callback([&context, pack_arguments] {
+        apply_global_options(context.global);
+        pack(pack_arguments->id, pack_arguments->output);
+    });
+
+    auto unpack_input = std::make_shared<std::string>();
+    auto* unpack_command = command->add_subcommand(
+        "unpack", "Add a recording written by 'hermit record pack' to this machine's");
+    unpack_command->add_option("file", *unpack_input, "The file 'hermit record pack' wrote")->required();
+    unpack_command->callback([&context, unpack_input] {
+        apply_global_options(context.global);
+        unpack(*unpack_input);
+    });
+
+    auto* gc = command->add_subcommand("gc", "Remove the kept system files that no recording refers to");
+    gc->callback([&context] {
+        apply_global_options(context.global);
+        collect_garbage();
     });
 
     struct InfoArguments {

@@ -138,5 +138,50 @@ TEST_F(SystemFilesTest, AChangedFileWhoseRecordedBytesAreGoneIsNamed) {
     EXPECT_EQ(replayed.stdout_text, "");
 }
 
+// `record pack` takes a recording and the system files it keeps to another store (another machine), where
+// it replays with the recorded bytes after the system changed; `record unpack` refuses a damaged pack or
+// a second copy, and `record gc` removes what no recording refers to.
+TEST_F(SystemFilesTest, APackedRecordingReplaysInAnotherStore) {
+    ASSERT_EQ(hermit({"record", "start", "--", "cat", "/etc/os-release"}).exit_status, 0);
+    const std::filesystem::path pack = directory_ / "cat.hpack";
+    const ProcessResult packed = hermit({"record", "pack", "cat-1", "-o", pack.string()});
+    ASSERT_EQ(packed.exit_status, 0) << packed.stderr_text;
+    const ProcessResult listed = run_process({"tar", "tJf", pack.string()});
+    EXPECT_NE(listed.stdout_text.find("cat-1/meta.capnp.bin\n"), std::string::npos) << listed.stdout_text;
+    EXPECT_NE(listed.stdout_text.find(".blobs/"), std::string::npos) << listed.stdout_text;
+
+    const std::filesystem::path first_store = data_dir_;
+    data_dir_ = directory_ / "elsewhere";
+    const ProcessResult unpacked = hermit({"record", "unpack", pack.string()});
+    ASSERT_EQ(unpacked.exit_status, 0) << unpacked.stderr_text;
+    EXPECT_GE(blob_count(), 1u);
+    std::string changed = contents_of("/etc/os-release");
+    changed[0] = changed[0] == 'X' ? 'Y' : 'X';
+    const ProcessResult replayed =
+        replay_with_changed("cat-1", "/etc/os-release", write_file("os-release", changed));
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, contents_of("/etc/os-release")) << replayed.stderr_text;
+    const ProcessResult again = hermit({"record", "unpack", pack.string()});
+    EXPECT_EQ(again.exit_status, 3);
+    EXPECT_NE(again.stderr_text.find("E037"), std::string::npos) << again.stderr_text;
+
+    std::string bytes = contents_of(pack);
+    bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x40);
+    const std::filesystem::path damaged = write_file("damaged.hpack", bytes);
+    data_dir_ = directory_ / "third";
+    const ProcessResult refused = hermit({"record", "unpack", damaged.string()});
+    EXPECT_EQ(refused.exit_status, 3);
+    EXPECT_NE(refused.stderr_text.find("E036"), std::string::npos) << refused.stderr_text;
+    EXPECT_EQ(hermit({"record", "list"}).stderr_text.find("E0"), std::string::npos);
+    EXPECT_FALSE(std::filesystem::exists(data_dir_ / "cat-1"));
+
+    data_dir_ = first_store;
+    std::filesystem::remove_all(data_dir_ / "cat-1"); // by hand: no `record rm` to collect its blobs
+    ASSERT_GE(blob_count(), 1u);
+    const ProcessResult collected = hermit({"record", "gc"});
+    EXPECT_EQ(collected.exit_status, 0) << collected.stderr_text;
+    EXPECT_EQ(blob_count(), 0u) << collected.stderr_text;
+}
+
 } // namespace
 } // namespace hermit::testing
