@@ -150,17 +150,18 @@ void dispatch(ProgramWriter& writer, const std::set<int>& syscalls,
 SeccompFilter::SeccompFilter(const std::set<int>& trapped, const std::vector<ConditionalTrap>& conditional,
                              const TrustedCallSite& call_site) {
     // Written here as the other filters are: libseccomp took 3.4 ms to build a recording's, a seventh of a
-    // short recorded run. Another architecture, and x32 syscall numbers on this one, kill the thread, as
-    // libseccomp's default.
+    // short recorded run. Another architecture's call (int 0x80) and numbers from the x32 bit up (x32 calls,
+    // syscall(-1)) fail with ENOSYS, as on a kernel without those ABIs: programs probe for syscalls this
+    // way, and the numbers below are x86_64's only.
     constexpr uint32_t kX32SyscallBit = 0x40000000;
-    const sock_filter kill = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_THREAD);
+    const sock_filter unknown = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
     ProgramWriter writer(program_);
     writer.load(offsetof(seccomp_data, arch));
     writer.add(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0));
-    writer.add(kill);
+    writer.add(unknown);
     writer.load(offsetof(seccomp_data, nr));
     writer.add(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, kX32SyscallBit, 0, 1));
-    writer.add(kill);
+    writer.add(unknown);
     if (trapped.contains(SyscallInterceptor::kAllSyscalls)) {
         writer.add(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE));
     } else {

@@ -76,7 +76,7 @@ int64_t register_buffer(Task& task, const SyscallStop& stop, Mode mode) {
             duplicate_guest_descriptor(task.host_pid(), static_cast<int>(stop.args[2])), HERMIT_BUFFER_SIZE);
     }
     if (memory.empty()) {
-        return -EINVAL;
+        return -ENOSYS; // not the library's call: the guest's own use of the number, unknown to the kernel
     }
     const Header header{static_cast<uint32_t>(mode), 0, 0, 0};
     std::memcpy(memory.bytes().data(), &header, sizeof header);

@@ -109,6 +109,17 @@ TEST_F(RecordReplayTest, ReplayReproducesTheVdsoClockReads) {
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
 }
 
+// Syscall numbers the kernel lacks fail with ENOSYS when recorded and when replayed; 1000, the number the
+// syscall buffer library registers its buffer with, too when the guest itself calls it.
+TEST_F(RecordReplayTest, UnknownSyscallNumbersFailWithEnosysRecordedAndReplayed) {
+    ProcessResult recorded = hermit({"record", "start", "--", guest_path("tracer_unknown_syscalls")});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text, run_process({guest_path("tracer_unknown_syscalls")}).stdout_text);
+    ProcessResult replayed = hermit({"replay", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+}
+
 // Records replay_inputs reading a file that says "as recorded", lets `change` alter the file, and checks that
 // the replay still reads what was recorded.
 void RecordReplayTest::expect_replay_reads_the_recorded_input(

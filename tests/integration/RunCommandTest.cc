@@ -60,6 +60,16 @@ TEST(HermitRun, MultithreadedGuestMatchesNativeOutput) {
     EXPECT_EQ(result.stdout_text, "total=10000 finished=4\n");
 }
 
+// Programs probe for syscalls: numbers hermit does not know fail with ENOSYS as natively, never a SIGSYS.
+TEST(HermitRun, UnknownSyscallNumbersFailWithEnosys) {
+    ProcessResult expected = native({guest_path("tracer_unknown_syscalls")});
+    ProcessResult result = hermit_run({guest_path("tracer_unknown_syscalls")});
+    EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
+    EXPECT_EQ(result.stdout_text, expected.stdout_text);
+    EXPECT_EQ(result.stdout_text, "syscall(-1) = -1 errno 38\nx32 getpid = -1 errno 38\n"
+                                  "syscall(1000) = -1 errno 38\nstill running\n");
+}
+
 TEST(HermitRun, ForkExecAndPipe) {
     ProcessResult result = hermit_run({guest_path("tracer_fork_exec")});
     EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
