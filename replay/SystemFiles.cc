@@ -134,12 +134,8 @@ std::vector<tracer::FileOverlay> changed_system_files(const RecordingMeta& meta,
                                     blobs.path_of(file.sha256).parent_path().parent_path().string(),
                                     file.sha256));
         }
-        if (now.get() < 0) {
-            spdlog::warn("{} is gone since it was recorded; the replay may diverge where the guest opens it",
-                         file.path);
-            continue;
-        }
-        spdlog::info("{} changed since it was recorded: the replay shows the recorded bytes", file.path);
+        spdlog::info("{} {} since it was recorded: the replay shows the recorded bytes", file.path,
+                     now.get() < 0 ? "is gone" : "changed");
         overlays.push_back({blobs.path_of(file.sha256).string(), file.path});
     }
     return overlays;

@@ -1,5 +1,6 @@
 #include "GuestLauncher.h"
 
+#include "AbsentPaths.h"
 #include "InheritedDescriptors.h"
 
 #include "formats/Error.h"
@@ -166,6 +167,10 @@ void set_up_namespaces(const ChildPlan& plan) {
     // Private first: mounts made in the new namespace must not propagate to the host's.
     if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
         child_fail("making / private");
+    }
+    if (plan.options->absent_paths != nullptr && !plan.options->absent_paths->apply()) {
+        dprintf(2, "hermit: [warning] cannot make the paths the guest needs and the host lacks: %s\n",
+                strerror(errno));
     }
     for (const FileOverlay& overlay : plan.options->overlays) {
         mount(overlay.host_file.c_str(), overlay.guest_path.c_str(), nullptr, MS_BIND, nullptr);

@@ -19,6 +19,8 @@
 
 namespace hermit::tracer {
 
+class AbsentPaths;
+
 // A file bind-mounted over a path in the guest's mount namespace (only with namespaces).
 struct FileOverlay {
     std::string host_file;
@@ -43,6 +45,8 @@ struct LaunchOptions {
     // `stdin_offset`. -1: it inherits hermit's.
     int stdin_file = -1;
     uint64_t stdin_offset = 0;
+    // Made to exist in the guest's mount namespace first (with namespaces; null: none).
+    const AbsentPaths* absent_paths = nullptr;
     // Mounted where the guest's path exists and the mount succeeds; the caller checks which did.
     std::vector<FileOverlay> overlays;
     // Called with the guest's host pid once its namespaces and mounts are set up, before it execs.

@@ -1,5 +1,6 @@
 #include "Session.h"
 
+#include "AbsentPaths.h"
 #include "ExecutableResolver.h"
 #include "GuestLauncher.h"
 #include "ProcFs.h"
@@ -1975,6 +1976,23 @@ int Session::run() {
     launch.stdin_offset = options.stdin_offset;
     launch.overlays = options.overlays;
     launch.before_exec = options.before_exec;
+    // What a replay needs and the host lost since the recording (its cwd, system files) exists in the
+    // guest's mount namespace; the plan's scratch directory lives as long as the guest.
+    std::optional<AbsentPaths> absent_paths;
+    if (options.namespaces) {
+        std::vector<std::string> files;
+        for (const FileOverlay& overlay : options.overlays) {
+            files.push_back(overlay.guest_path);
+        }
+        absent_paths.emplace(options.cwd.empty() ? std::vector<std::string>{} : std::vector{options.cwd},
+                             files);
+        for (const std::string& path : absent_paths->unreachable()) {
+            spdlog::warn("{} is gone since it was recorded and cannot be made in the guest's namespace (its "
+                         "directory has mounts below it): the replay may diverge where the guest uses it",
+                         path);
+        }
+        launch.absent_paths = &*absent_paths;
+    }
 
     std::set<int> trapped;
     std::vector<ConditionalTrap> trapped_conditionally;

@@ -138,6 +138,44 @@ TEST_F(SystemFilesTest, AChangedFileWhoseRecordedBytesAreGoneIsNamed) {
     EXPECT_EQ(replayed.stdout_text, "");
 }
 
+// A system file gone since the recording (here its directory is an empty tmpfs in the replay's mount
+// namespace, as after a package's removal) is made again in the guest's namespace with the recorded bytes.
+TEST_F(SystemFilesTest, AReplayShowsASystemFileThatIsGoneSince) {
+    const std::string file = "/usr/share/common-licenses/GPL-3";
+    if (access(file.c_str(), R_OK) != 0) {
+        GTEST_SKIP() << file << " (Debian's base-files) is not here";
+    }
+    const ProcessResult recorded = hermit({"record", "start", "--", "head", "-c", "60", file});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    const std::string script =
+        "mount -t tmpfs none /usr/share/common-licenses && exec \"$0\" replay --autopilot";
+    const ProcessResult replayed =
+        run_process({"unshare", "--mount", "--propagation", "private", "sh", "-c", script, hermit_binary()},
+                    "", 120, environment());
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text) << replayed.stderr_text;
+    EXPECT_TRUE(std::filesystem::exists(file)) << "the host's file is untouched";
+}
+
+// The recorded working directory, gone since, exists in the replay's namespace (the host keeps not having
+// it), so a recording made in a removed build tree still replays.
+TEST_F(SystemFilesTest, AReplayRunsInItsRecordedDirectoryAfterItWasRemoved) {
+    const std::filesystem::path work = directory_ / "gone" / "work";
+    std::filesystem::create_directories(work);
+    std::ofstream(work / "in.txt") << "hello\n";
+    const ProcessResult recorded =
+        run_process({"sh", "-c", "cd \"$0\" && exec \"$1\" record start -- sh -c 'pwd; cat in.txt'",
+                     work.string(), hermit_binary()},
+                    "", 120, environment());
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    ASSERT_EQ(recorded.stdout_text, work.string() + "\nhello\n");
+    std::filesystem::remove_all(directory_ / "gone");
+    const ProcessResult replayed = hermit({"replay", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text) << replayed.stderr_text;
+    EXPECT_FALSE(std::filesystem::exists(directory_ / "gone"));
+}
+
 // `record pack` takes a recording and the system files it keeps to another store (another machine), where
 // it replays with the recorded bytes after the system changed; `record unpack` refuses a damaged pack or
 // a second copy, and `record gc` removes what no recording refers to.
