@@ -101,13 +101,33 @@ json meta_json(const RecordingMeta& meta) {
             {"system_files", std::move(system_files)}};
 }
 
+// Whether the recording's metadata could be read (a recording always has a command).
+bool metadata_read(const RecordingSummary& summary) {
+    return !summary.meta.argv.empty();
+}
+
+// The store's recordings, each whose event stream is damaged flagged with the damage.
+std::vector<RecordingSummary> checked_recordings(const RecordingStore& store) {
+    std::vector<RecordingSummary> summaries = store.list();
+    for (RecordingSummary& summary : summaries) {
+        if (summary.problem.empty()) {
+            try {
+                RecordingReader(summary.directory).check_frames();
+            } catch (const Error& damage) {
+                summary.problem = damage.what();
+            }
+        }
+    }
+    return summaries;
+}
+
 void list_recordings(bool as_json) {
     RecordingStore store;
-    const auto summaries = store.list();
+    const auto summaries = checked_recordings(store);
     if (as_json) {
         json rows = json::array();
         for (const auto& summary : summaries) {
-            json row = summary.problem.empty() ? meta_json(summary.meta) : json{{"id", summary.meta.id}};
+            json row = metadata_read(summary) ? meta_json(summary.meta) : json{{"id", summary.meta.id}};
             row["directory"] = summary.directory.string();
             row["size_bytes"] = summary.size_bytes;
             if (!summary.problem.empty()) {
@@ -127,7 +147,7 @@ void list_recordings(bool as_json) {
                              "DATE", "SIZE", "EXIT", "EVENTS");
     for (const auto& summary : summaries) {
         const auto& meta = summary.meta;
-        if (!summary.problem.empty()) {
+        if (!metadata_read(summary)) {
             std::cout << fmt::format("{:<24} {}\n", meta.id, summary.problem);
             continue;
         }
@@ -135,7 +155,10 @@ void list_recordings(bool as_json) {
                                  shortened(meta.name, 12),
                                  shortened(fmt::format("{}", fmt::join(meta.argv, " ")), 32),
                                  local_date(meta.started_at_unix_ms), human_size(summary.size_bytes),
-                                 exit_text(meta), meta.event_count);
+                                 summary.problem.empty() ? exit_text(meta) : "DAMAGED", meta.event_count);
+        if (!summary.problem.empty()) {
+            std::cout << "  " << summary.problem << '\n';
+        }
     }
 }
 

@@ -202,13 +202,17 @@ FrameHeader parse_frame_header(std::span<const uint8_t, kFrameHeaderSize> bytes)
     return header;
 }
 
-std::vector<uint8_t> decode_frame_payload(const FrameHeader& header, std::span<const uint8_t> compressed) {
+void check_frame_payload(const FrameHeader& header, std::span<const uint8_t> compressed) {
     if (compressed.size() != header.compressed_length) {
         throw corrupt("frame payload length does not match its header");
     }
     if (lzma_crc32(compressed.data(), compressed.size(), 0) != header.payload_crc) {
         throw corrupt("frame payload checksum mismatch");
     }
+}
+
+std::vector<uint8_t> decode_frame_payload(const FrameHeader& header, std::span<const uint8_t> compressed) {
+    check_frame_payload(header, compressed);
     if ((header.flags & kFrameStored) != 0) {
         if (header.compressed_length != header.uncompressed_length) {
             throw corrupt("stored frame's two lengths differ");

@@ -57,6 +57,9 @@ private:
 // Checks magic, header CRC, version, flags and length limits. Throws FormatDamage.
 FrameHeader parse_frame_header(std::span<const uint8_t, kFrameHeaderSize> bytes);
 
+// Checks the payload's length and CRC. Throws FormatDamage.
+void check_frame_payload(const FrameHeader& header, std::span<const uint8_t> compressed);
+
 // Checks the payload CRC and decompresses to exactly header.uncompressed_length bytes. Throws FormatDamage.
 std::vector<uint8_t> decode_frame_payload(const FrameHeader& header, std::span<const uint8_t> compressed);
 

@@ -416,8 +416,9 @@ struct RecordingReader::State {
         return frames.empty() ? 0 : frames.back().first_index + frames.back().event_count;
     }
 
-    // Reads and validates the frame at `offset`; returns false on a clean end of the stream.
-    bool read_frame(uint64_t offset, uint64_t first_index, std::vector<Event>& events,
+    // Reads and validates the frame at `offset`; returns false on a clean end of the stream. `events`
+    // null: only the checksums are checked (the payload is not decompressed).
+    bool read_frame(uint64_t offset, uint64_t first_index, std::vector<Event>* events,
                     uint64_t& next_offset) {
         std::array<uint8_t, kFrameHeaderSize> header_bytes{};
         size_t got = read_at(events_fd.get(), header_bytes, offset, events_path(), label);
@@ -434,7 +435,11 @@ struct RecordingReader::State {
                 compressed.size()) {
                 throw Error(ErrorCode::RecordingTruncated, label, first_index);
             }
-            events = decode_batch(decode_frame_payload(header, compressed), first_index);
+            if (events != nullptr) {
+                *events = decode_batch(decode_frame_payload(header, compressed), first_index);
+            } else {
+                check_frame_payload(header, compressed);
+            }
             next_offset = offset + kFrameHeaderSize + header.compressed_length;
             return true;
         } catch (const FormatDamage& damage) {
@@ -442,9 +447,9 @@ struct RecordingReader::State {
                 throw Error(ErrorCode::RecordingVersion, label, damage.found_version(),
                             schema::FORMAT_VERSION);
             }
-            throw Error(
-                ErrorCode::RecordingCorrupt, label,
-                fmt::format("{} at byte {} (event {}): {}", kEventsFile, offset, first_index, damage.what()));
+            const std::string event = events != nullptr ? fmt::format(" (event {})", first_index) : "";
+            throw Error(ErrorCode::RecordingCorrupt, label,
+                        fmt::format("{} at byte {}{}: {}", kEventsFile, offset, event, damage.what()));
         }
     }
 
@@ -461,7 +466,7 @@ struct RecordingReader::State {
             uint64_t next_offset = 0;
             const uint64_t offset = end_offset_of_last_frame;
             const uint64_t first_index = scanned_event_total();
-            if (!read_frame(offset, first_index, events, next_offset)) {
+            if (!read_frame(offset, first_index, &events, next_offset)) {
                 reached_end = true;
                 return false;
             }
@@ -473,7 +478,7 @@ struct RecordingReader::State {
         if (index != loaded_frame) {
             uint64_t next_offset = 0;
             const auto& frame = frames[index];
-            if (!read_frame(frame.offset, frame.first_index, batch, next_offset) ||
+            if (!read_frame(frame.offset, frame.first_index, &batch, next_offset) ||
                 batch.size() != frame.event_count) {
                 throw Error(ErrorCode::RecordingCorrupt, label,
                             fmt::format("{} changed while it was read", kEventsFile));
@@ -619,6 +624,13 @@ bool RecordingReader::next(Event& event) {
     }
     event = state.batch[state.position_in_batch++];
     return true;
+}
+
+void RecordingReader::check_frames() {
+    // Frames are named by their byte offsets here: their event counts are inside the payloads.
+    for (uint64_t offset = 0, next_offset = 0; state_->read_frame(offset, 0, nullptr, next_offset);) {
+        offset = next_offset;
+    }
 }
 
 void RecordingReader::seek(uint64_t index) {

@@ -135,6 +135,9 @@ public:
     const std::filesystem::path& directory() const;
     // Reads the whole stream, checking every frame. Throws E031/E032 on damage.
     std::vector<Event> read_all();
+    // Checks every frame's header and payload checksum without decompressing it: damage of the stream,
+    // found at the speed of reading it (`record list`). Throws E031 naming the byte, E032 (event 0).
+    void check_frames();
     // Streams events in order; returns false at the end. Throws like read_all().
     bool next(Event& event);
     // Positions the stream so that next() returns event `index`. In a finished recording the frame index

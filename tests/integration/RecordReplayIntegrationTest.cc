@@ -109,6 +109,26 @@ TEST_F(RecordReplayTest, ReplayReproducesTheVdsoClockReads) {
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
 }
 
+// `record list` reads every recording's event stream (checksums only) and flags a damaged one.
+TEST_F(RecordReplayTest, RecordListFlagsADamagedEventStream) {
+    ASSERT_EQ(hermit({"record", "start", "--", "sh", "-c", "seq 1 1000 | wc -l"}).exit_status, 0);
+    const std::filesystem::path events = data_dir_ / "sh-1" / "events.hrec";
+    std::string bytes;
+    {
+        std::ifstream in(events, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    ASSERT_GT(bytes.size(), 100u);
+    EXPECT_EQ(hermit({"record", "list"}).stdout_text.find("DAMAGED"), std::string::npos);
+    bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 1);
+    std::ofstream(events, std::ios::binary | std::ios::trunc) << bytes;
+    const ProcessResult listed = hermit({"record", "list"});
+    EXPECT_EQ(listed.exit_status, 0) << listed.stderr_text;
+    EXPECT_NE(listed.stdout_text.find("DAMAGED"), std::string::npos) << listed.stdout_text;
+    EXPECT_NE(listed.stdout_text.find("E031"), std::string::npos) << listed.stdout_text;
+    EXPECT_NE(hermit({"record", "list", "--json"}).stdout_text.find("\"problem\""), std::string::npos);
+}
+
 // Syscall numbers the kernel lacks fail with ENOSYS when recorded and when replayed; 1000, the number the
 // syscall buffer library registers its buffer with, too when the guest itself calls it.
 TEST_F(RecordReplayTest, UnknownSyscallNumbersFailWithEnosysRecordedAndReplayed) {
