@@ -26,6 +26,10 @@ int report(const Error& error) {
     return error.exit_status();
 }
 
+Error Error::with_note(const std::string& note) const {
+    return Error(Rendered{}, code_, std::string(what()) + "; " + note);
+}
+
 std::string Error::render(ErrorCode code, const std::string& message) {
     return fmt::format("hermit: error[{}]: {}", error_info(code).code, message);
 }

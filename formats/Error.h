@@ -39,8 +39,12 @@ public:
 
     ErrorCode code() const { return code_; }
     int exit_status() const { return error_info(code_).exit_status; }
+    // The same error, its message followed by `note` (what the catcher knows of its probable cause).
+    Error with_note(const std::string& note) const;
 
 private:
+    struct Rendered {};
+    Error(Rendered, ErrorCode code, const std::string& text) : std::runtime_error(text), code_(code) {}
     static std::string render(ErrorCode code, const std::string& message);
     ErrorCode code_;
 };

@@ -8,8 +8,10 @@
 #include "formats/FileIo.h"
 #include "formats/RecordingStore.h"
 #include "tracer/GuestRun.h"
+#include "tracer/virt/HostProbe.h"
 
 #include <fcntl.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <cerrno>
@@ -17,8 +19,37 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace hermit::replay {
+
+namespace {
+
+// What differs between the host of the recording and this one, as a sentence for a divergence: what
+// probably made the replay take another way (empty when nothing does).
+std::string probable_causes(const RecordingMeta& meta) {
+    const HostFacts now = tracer::virt::probe_host();
+    std::vector<std::string> causes;
+    if (meta.host.kernel_release != now.kernel_release || meta.host.cpu_count != now.cpu_count) {
+        causes.push_back(
+            fmt::format("it was recorded on another host (Linux {}, {} CPUs; this is Linux {}, {} "
+                        "CPUs)",
+                        meta.host.kernel_release, meta.host.cpu_count, now.kernel_release, now.cpu_count));
+        if (!meta.host.cpuid_faulting || !now.cpuid_faulting) {
+            causes.push_back(
+                "without CPUID faulting the guest sees each host's own CPU, and code that chooses "
+                "by CPU features (libc's string functions, JITs) can take another way");
+        }
+    }
+    if (meta.hermit_version != HERMIT_VERSION) {
+        causes.push_back(fmt::format("it was recorded by hermit {} and this is hermit {}",
+                                     meta.hermit_version, HERMIT_VERSION));
+    }
+    return causes.empty() ? std::string()
+                          : "what probably differs: " + fmt::format("{}", fmt::join(causes, "; "));
+}
+
+} // namespace
 
 int replay_once(const RecordingReader& reader, ReplayLog& log,
                 const std::function<void(tracer::GuestRun&, Replayer&)>& attach) {
@@ -61,13 +92,21 @@ int replay_once(const RecordingReader& reader, ReplayLog& log,
     if (attach) {
         attach(run, replayer);
     }
-    const int exit_status = run.run();
-    if (const int signal_number = run.session().terminated_by(); signal_number != 0) {
-        spdlog::info("replay of {} stopped by signal {}", meta.id, signal_number);
-        return 128 + signal_number; // cut short on purpose: nothing to compare
+    try {
+        const int exit_status = run.run();
+        if (const int signal_number = run.session().terminated_by(); signal_number != 0) {
+            spdlog::info("replay of {} stopped by signal {}", meta.id, signal_number);
+            return 128 + signal_number; // cut short on purpose: nothing to compare
+        }
+        replayer.check_finished(meta.exit_status, exit_status);
+        return exit_status;
+    } catch (const Error& error) {
+        const std::string causes = error.code() == ErrorCode::ReplayDesync ? probable_causes(meta) : "";
+        if (causes.empty()) {
+            throw;
+        }
+        throw error.with_note(causes);
     }
-    replayer.check_finished(meta.exit_status, exit_status);
-    return exit_status;
 }
 
 int replay_autopilot(const std::string& id_or_path) {

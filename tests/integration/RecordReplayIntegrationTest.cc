@@ -109,6 +109,39 @@ TEST_F(RecordReplayTest, ReplayReproducesTheVdsoClockReads) {
     EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
 }
 
+// A divergence names what probably differs from the recording's host: here its kernel and CPU count (the
+// recording is rewritten as if made elsewhere, and one recorded result changed so that the replay diverges).
+TEST_F(RecordReplayTest, ADivergenceNamesWhatDiffersFromTheRecordingsHost) {
+    const ProcessResult recorded = hermit({"record", "start", "--", "sh", "-c", "echo one; echo two"});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    {
+        RecordingReader original(data_dir_ / "sh-1");
+        RecordingMeta meta = original.meta();
+        meta.host.kernel_release = "4.19.0-elsewhere";
+        meta.host.cpu_count = 96;
+        RecordingWriter changed(data_dir_ / "moved-1", meta);
+        bool diverted = false;
+        for (Event event : original.read_all()) {
+            if (auto* output = std::get_if<StdioEvent>(&event.payload); output != nullptr && !diverted) {
+                output->data[0] = 'O';
+                diverted = true;
+            }
+            changed.append(std::move(event));
+        }
+        ASSERT_TRUE(diverted);
+        changed.finish(original.meta().exit_status, original.meta().guest_duration_ns);
+    }
+    const ProcessResult replayed = hermit({"replay", "--autopilot", "moved-1"});
+    EXPECT_EQ(replayed.exit_status, 4) << replayed.stderr_text;
+    EXPECT_NE(replayed.stderr_text.find("E040"), std::string::npos) << replayed.stderr_text;
+    EXPECT_NE(replayed.stderr_text.find("what probably differs: it was recorded on another host (Linux "
+                                        "4.19.0-elsewhere, 96 CPUs"),
+              std::string::npos)
+        << replayed.stderr_text;
+    EXPECT_EQ(hermit({"replay", "--autopilot", "sh-1"}).stderr_text.find("probably differs"),
+              std::string::npos);
+}
+
 // `record list` reads every recording's event stream (checksums only) and flags a damaged one.
 TEST_F(RecordReplayTest, RecordListFlagsADamagedEventStream) {
     ASSERT_EQ(hermit({"record", "start", "--", "sh", "-c", "seq 1 1000 | wc -l"}).exit_status, 0);
