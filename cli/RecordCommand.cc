@@ -304,6 +304,7 @@ void add_record_command(CLI::App& app, CommandContext& context) {
 
     auto list_json = std::make_shared<bool>(false);
     auto* list = command->add_subcommand("list", "List recordings, oldest first");
+    list->alias("ls"); // rr's spelling
     list->add_flag("--json", *list_json, "Print JSON instead of a table");
     list->callback([&context, list_json] {
         apply_global_options(context.global);

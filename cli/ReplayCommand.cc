@@ -27,10 +27,11 @@ void add_replay_command(CLI::App& app, CommandContext& context) {
     auto* command = app.add_subcommand("replay", "Re-execute a recording exactly, alone or under gdb");
     command->add_option("recording", arguments->recording, "Recording id, 'latest' or a recording directory")
         ->capture_default_str();
-    command->add_flag("--autopilot", arguments->autopilot,
+    // rr's spellings too: -a, -g EVENT, -p PID.
+    command->add_flag("-a,--autopilot", arguments->autopilot,
                       "Replay to the end without a debugger: reproduce the output and exit status, or fail "
                       "with E040 at the first divergence");
-    command->add_option("--goto-event", arguments->goto_event,
+    command->add_option("-g,--goto-event", arguments->goto_event,
                         "Stop the replay at this event index and attach the debugger there (ignored with "
                         "--autopilot)");
     command->add_flag("--serve-only", arguments->serve_only,
@@ -38,7 +39,7 @@ void add_replay_command(CLI::App& app, CommandContext& context) {
     command->add_option("--gdbserver-port", arguments->gdbserver_port, "Port for the gdbserver on 127.0.0.1")
         ->check(CLI::Range(0, 65535));
     command->add_option(
-        "-f,--follow", arguments->follow_pid,
+        "-f,-p,--follow", arguments->follow_pid,
         "Debug the guest process PID (as in the recording, see 'hermit record dump') instead of "
         "the initial one; gdb first stops at its exec's entry point, or right after its fork "
         "when it never execs");

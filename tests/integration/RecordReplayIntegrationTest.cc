@@ -142,6 +142,15 @@ TEST_F(RecordReplayTest, ADivergenceNamesWhatDiffersFromTheRecordingsHost) {
               std::string::npos);
 }
 
+// rr's spellings work as hermit's own: record ls, replay -a.
+TEST_F(RecordReplayTest, RrSpellingsWork) {
+    ASSERT_EQ(hermit({"record", "start", "--", "sh", "-c", "echo rr"}).exit_status, 0);
+    EXPECT_NE(hermit({"record", "ls"}).stdout_text.find("sh-1"), std::string::npos);
+    const ProcessResult replayed = hermit({"replay", "-a", "sh-1"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, "rr\n");
+}
+
 // `record list` reads every recording's event stream (checksums only) and flags a damaged one.
 TEST_F(RecordReplayTest, RecordListFlagsADamagedEventStream) {
     ASSERT_EQ(hermit({"record", "start", "--", "sh", "-c", "seq 1 1000 | wc -l"}).exit_status, 0);
