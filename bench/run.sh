@@ -13,6 +13,7 @@
 #                      side drift together. Prints medians and the median of the per-round ratios. A
 #                      workload whose first native run is shorter than 0.1 s runs 5 times per cell (their
 #                      median is the round's sample): a single run of a few milliseconds is mostly jitter.
+#                      Its table also lists the system files each row's recording keeps in the blob store.
 set -euo pipefail
 
 usage() {
@@ -137,6 +138,14 @@ recording_size() {
     echo "$(du -sbL "$recordings/latest" | cut -f1) B"
 }
 
+# "N files, M MiB": the system files the latest recording keeps in the store's blobs (shared by recordings).
+system_files() {
+    "$hermit" record info --json latest 2>/dev/null | "$python" -c '
+import json, sys
+files = json.load(sys.stdin).get("system_files", [])
+print("%d files, %.1f MiB" % (len(files), sum(f["size"] for f in files) / 1048576))' || echo "-"
+}
+
 # "N KB/s": SIZE ("N B") of recording per SECONDS of recorded run.
 rate() {
     if [[ $1 =~ ^[0-9]+\ B$ && $2 =~ ^[0-9.]+$ ]] && awk -v d="$2" 'BEGIN { exit !(d > 0) }'; then
@@ -154,7 +163,7 @@ paired_ratio() {
 }
 
 if ((interleaved > 0)); then
-    declare -A samples=() cell_runs=()
+    declare -A samples=() cell_runs=() kept=()
     interleaved_modes=("native|" "strace -f|strace -f -o /dev/null" "hermit|$hermit run --" "record|$record")
     for ((round = 1; round <= interleaved; round++)); do
         echo "round $round of $interleaved" >&2
@@ -171,10 +180,11 @@ if ((interleaved > 0)); then
                 samples["$name|${mode%%|*}"]+="$(median_seconds "$prepare" "${prefix:+$prefix }$command") "
             done
             samples["$name|replay"]+="$(median_seconds "$prepare" "$replay") "
+            kept["$name"]=$(system_files)
         done
     done
-    echo "| workload | native s | strace -f s | hermit s | record s | replay s | hermit/strace | record/hermit | replay/record |"
-    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    echo "| workload | native s | strace -f s | hermit s | record s | replay s | hermit/strace | record/hermit | replay/record | system files kept |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     for workload in "${workloads[@]}"; do
         name=${workload%%|*}
         row="| $name |"
@@ -184,6 +194,7 @@ if ((interleaved > 0)); then
         row+=" $(paired_ratio "${samples[$name|hermit]}" "${samples[$name|strace -f]}") |"
         row+=" $(paired_ratio "${samples[$name|record]}" "${samples[$name|hermit]}") |"
         row+=" $(paired_ratio "${samples[$name|replay]}" "${samples[$name|record]}") |"
+        row+=" ${kept[$name]} |"
         echo "$row"
     done
     exit 0
