@@ -69,6 +69,7 @@ int record_start(const RecordOptions& options) {
     sigprocmask(SIG_BLOCK, &termination, nullptr);
     tracer::GuestRunSpec spec{options.argv, recorded_environment(), current_directory(), options.config};
     SystemFileWatch system_files;
+    spec.own_mounts = SystemFileWatch::own_mounts();
     spec.before_exec = [&system_files](pid_t guest) { system_files.watch(guest); };
     tracer::GuestRun run(spec);
 

@@ -14,7 +14,9 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
 
 namespace hermit::replay {
 
@@ -28,6 +30,16 @@ bool same_mount_namespace(pid_t guest) {
     const std::string theirs = "/proc/" + std::to_string(guest) + "/ns/mnt";
     return stat("/proc/self/ns/mnt", &own) == 0 && stat(theirs.c_str(), &guests) == 0 &&
            own.st_ino == guests.st_ino && own.st_dev == guests.st_dev;
+}
+
+// The id of the mount `fd` (or `path` from it) is on, and whether the file is that mount's root.
+std::optional<std::pair<uint64_t, bool>> mount_of(int fd, const char* path) {
+    struct statx status {};
+    if (statx(fd, path, AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &status) != 0 ||
+        (status.stx_mask & STATX_MNT_ID) == 0) {
+        return std::nullopt;
+    }
+    return std::pair{status.stx_mnt_id, (status.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0};
 }
 
 std::string path_of_descriptor(int fd) {
@@ -56,6 +68,11 @@ void SystemFileWatch::watch(pid_t guest) {
     }
     const std::string root = "/proc/" + std::to_string(guest) + "/root";
     for (const char* directory : kSystemDirectories) {
+        // A directory with a mount of its own (own_mounts()): hermit, outside the guest's namespace, sees
+        // the paths of the files opened through it from that mount's root, so they are prefixed with it.
+        if (const auto mount = mount_of(AT_FDCWD, (root + directory).c_str()); mount && mount->second) {
+            mount_directories_[mount->first] = directory;
+        }
         // The mount that holds the directory, as the guest's mount namespace has it; a missing directory
         // (no /lib64) has no files to open.
         const std::string path = root + directory;
@@ -65,6 +82,17 @@ void SystemFileWatch::watch(pid_t guest) {
             spdlog::warn("cannot watch the guest's {} (fanotify_mark: {})", directory, std::strerror(errno));
         }
     }
+}
+
+std::vector<std::string> SystemFileWatch::own_mounts() {
+    std::vector<std::string> directories;
+    for (const char* directory : kSystemDirectories) {
+        struct stat status {};
+        if (lstat(directory, &status) == 0 && S_ISDIR(status.st_mode)) {
+            directories.emplace_back(directory);
+        }
+    }
+    return directories;
 }
 
 std::vector<SystemFile> SystemFileWatch::keep_opened(BlobStore& blobs) {
@@ -85,7 +113,11 @@ std::vector<SystemFile> SystemFileWatch::keep_opened(BlobStore& blobs) {
                 continue; // FAN_NOFD: the queue overflowed, which an unlimited queue does not
             }
             const UniqueFd file(event->fd);
-            const std::string path = path_of_descriptor(file.get());
+            std::string path = path_of_descriptor(file.get());
+            if (const auto mount = mount_of(file.get(), "");
+                mount && mount_directories_.contains(mount->first)) {
+                path = mount_directories_[mount->first] + path;
+            }
             spdlog::trace("the guest opened {} (fanotify mask {:#x})", path, event->mask);
             struct stat status {};
             if (!is_stable_system_file(path) || fstat(file.get(), &status) != 0 || !S_ISREG(status.st_mode)) {

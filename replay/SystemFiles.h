@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <vector>
 
 namespace hermit::replay {
@@ -27,11 +28,16 @@ public:
     // process's opens would count. Without fanotify (hermit lacks CAP_SYS_ADMIN) it warns and keeps
     // nothing: a replay then sees the system files as they are.
     void watch(pid_t guest);
+    // The system directories that are directories (not links to others): the guest's namespace binds each
+    // onto itself (GuestRunSpec::own_mounts), so that the mount watched for it holds it alone, and the
+    // guest's opens elsewhere on the same file system (a build tree, /tmp) make no events.
+    static std::vector<std::string> own_mounts();
     // The system files the guest opened and never wrote, their bytes kept in `blobs`; sorted by path.
     std::vector<SystemFile> keep_opened(BlobStore& blobs);
 
 private:
     UniqueFd notifications_;
+    std::map<uint64_t, std::string> mount_directories_; // mount id -> the system directory it holds alone
 };
 
 // The store holding the blobs of the recording in `directory`: the one it lies in, else the environment's.

@@ -168,6 +168,9 @@ void set_up_namespaces(const ChildPlan& plan) {
     if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
         child_fail("making / private");
     }
+    for (const std::string& directory : plan.options->own_mounts) {
+        mount(directory.c_str(), directory.c_str(), nullptr, MS_BIND | MS_REC, nullptr);
+    }
     if (plan.options->absent_paths != nullptr && !plan.options->absent_paths->apply()) {
         dprintf(2, "hermit: [warning] cannot make the paths the guest needs and the host lacks: %s\n",
                 strerror(errno));

@@ -45,6 +45,9 @@ struct LaunchOptions {
     // `stdin_offset`. -1: it inherits hermit's.
     int stdin_file = -1;
     uint64_t stdin_offset = 0;
+    // Directories bound onto themselves in the guest's mount namespace, each a mount of its own (with
+    // namespaces): a fanotify mount mark on one then sees the opens under it only.
+    std::vector<std::string> own_mounts;
     // Made to exist in the guest's mount namespace first (with namespaces; null: none).
     const AbsentPaths* absent_paths = nullptr;
     // Mounted where the guest's path exists and the mount succeeds; the caller checks which did.

@@ -28,6 +28,7 @@ SessionOptions session_options(const GuestRunSpec& spec) {
     options.namespaces = spec.config.namespaces;
     options.deterministic_scheduling = true;
     options.interactive = !spec.replaying;
+    options.own_mounts = spec.own_mounts;
     options.before_exec = spec.before_exec;
     return options;
 }

@@ -32,6 +32,7 @@ struct GuestRunSpec {
     bool replaying = false;
     // Mounted over the guest's paths, after the Virtualizer's (SessionOptions::overlays).
     std::vector<FileOverlay> overlays = {};
+    std::vector<std::string> own_mounts = {};         // SessionOptions::own_mounts
     std::function<void(pid_t)> before_exec = nullptr; // SessionOptions::before_exec
 };
 

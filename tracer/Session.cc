@@ -1975,6 +1975,7 @@ int Session::run() {
     launch.stdin_file = options.stdin_file;
     launch.stdin_offset = options.stdin_offset;
     launch.overlays = options.overlays;
+    launch.own_mounts = options.own_mounts;
     launch.before_exec = options.before_exec;
     // What a replay needs and the host lost since the recording (its cwd, system files) exists in the
     // guest's mount namespace; the plan's scratch directory lives as long as the guest.

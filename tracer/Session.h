@@ -44,6 +44,7 @@ struct SessionOptions {
     int stdin_file = -1;
     uint64_t stdin_offset = 0;
     std::vector<FileOverlay> overlays;      // LaunchOptions::overlays
+    std::vector<std::string> own_mounts;    // LaunchOptions::own_mounts
     std::function<void(pid_t)> before_exec; // LaunchOptions::before_exec
     // run and record: the guest is the terminal's foreground job (TerminalForeground.h), and SIGINT,
     // SIGTERM and SIGHUP sent to hermit go to the guest's process group, as a terminal sends them (a second
