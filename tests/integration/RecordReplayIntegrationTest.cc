@@ -54,6 +54,24 @@ protected:
     ScratchRuns run_record_and_replay_in_scratch(const std::string& name, const std::string& guest,
                                                  const std::string& repeats);
     ProcessResult record_with_outside_signal(const std::string& mode);
+    // Writes recording `from` again as `to`, with `meta`, and byte `byte` of its first output changed to
+    // 'O'; false when the recording has no output that long.
+    bool copy_with_changed_output(const std::string& from, const std::string& to, const RecordingMeta& meta,
+                                  size_t byte) {
+        RecordingReader original(data_dir_ / from);
+        RecordingWriter changed(data_dir_ / to, meta);
+        bool changed_output = false;
+        for (Event event : original.read_all()) {
+            if (auto* output = std::get_if<StdioEvent>(&event.payload);
+                output != nullptr && !changed_output && output->data.size() > byte) {
+                output->data[byte] = 'O';
+                changed_output = true;
+            }
+            changed.append(std::move(event));
+        }
+        changed.finish(original.meta().exit_status, original.meta().guest_duration_ns);
+        return changed_output;
+    }
     // The events of recording `id` marked `[buffered]` in `hermit record dump` (tracer/SyscallBuffer.h).
     size_t buffered_calls(const std::string& id) {
         const ProcessResult dump = hermit({"record", "dump", id});
@@ -114,23 +132,10 @@ TEST_F(RecordReplayTest, ReplayReproducesTheVdsoClockReads) {
 TEST_F(RecordReplayTest, ADivergenceNamesWhatDiffersFromTheRecordingsHost) {
     const ProcessResult recorded = hermit({"record", "start", "--", "sh", "-c", "echo one; echo two"});
     ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
-    {
-        RecordingReader original(data_dir_ / "sh-1");
-        RecordingMeta meta = original.meta();
-        meta.host.kernel_release = "4.19.0-elsewhere";
-        meta.host.cpu_count = 96;
-        RecordingWriter changed(data_dir_ / "moved-1", meta);
-        bool diverted = false;
-        for (Event event : original.read_all()) {
-            if (auto* output = std::get_if<StdioEvent>(&event.payload); output != nullptr && !diverted) {
-                output->data[0] = 'O';
-                diverted = true;
-            }
-            changed.append(std::move(event));
-        }
-        ASSERT_TRUE(diverted);
-        changed.finish(original.meta().exit_status, original.meta().guest_duration_ns);
-    }
+    RecordingMeta meta = RecordingReader(data_dir_ / "sh-1").meta();
+    meta.host.kernel_release = "4.19.0-elsewhere";
+    meta.host.cpu_count = 96;
+    ASSERT_TRUE(copy_with_changed_output("sh-1", "moved-1", meta, 0));
     const ProcessResult replayed = hermit({"replay", "--autopilot", "moved-1"});
     EXPECT_EQ(replayed.exit_status, 4) << replayed.stderr_text;
     EXPECT_NE(replayed.stderr_text.find("E040"), std::string::npos) << replayed.stderr_text;
@@ -430,21 +435,9 @@ TEST_F(RecordReplayTest, OutputTheRecordingDidNotHaveIsNeverWritten) {
     std::ofstream(input) << "line one\nline two\n";
     const ProcessResult recorded = hermit({"record", "start", "--", "cat", input.string()});
     ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
-    {
-        RecordingReader original(data_dir_ / "cat-1");
-        RecordingWriter changed(data_dir_ / "changed-1", original.meta());
-        bool changed_output = false;
-        for (Event event : original.read_all()) {
-            if (auto* output = std::get_if<StdioEvent>(&event.payload);
-                output != nullptr && !changed_output) {
-                output->data[5] = 'O'; // "line One"
-                changed_output = true;
-            }
-            changed.append(std::move(event));
-        }
-        ASSERT_TRUE(changed_output);
-        changed.finish(original.meta().exit_status, original.meta().guest_duration_ns);
-    }
+    ASSERT_TRUE(
+        copy_with_changed_output("cat-1", "changed-1", RecordingReader(data_dir_ / "cat-1").meta(), 5))
+        << "\"line One\"";
     const ProcessResult replayed = hermit({"replay", "--autopilot", "changed-1"});
     EXPECT_EQ(replayed.exit_status, 4) << replayed.stderr_text;
     EXPECT_NE(replayed.stderr_text.find("different bytes from byte 5 on"), std::string::npos)
