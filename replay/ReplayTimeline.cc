@@ -396,6 +396,12 @@ std::optional<std::vector<Leg>> ReplayTimeline::previous_instruction(const std::
     if (last.count > 1) {
         previous.push_back(Leg{Motion::Continue, last.stops, last.count - 1, last.counted});
     }
+    // Stepping arms the leg's own stops: gdb's are armed again however this ends.
+    struct GdbStops {
+        ReplayEngine& engine;
+        const StopSet stops = engine.armed_stops();
+        ~GdbStops() { engine.arm(stops); }
+    } gdb_stops{engine_};
     replay_path(previous);
     stretch_ = Stretch{previous, {}, path};
     while (std::optional<std::vector<Leg>> anchor = step_toward(last)) {

@@ -297,17 +297,19 @@ TEST_F(GdbReplayTest, StepsBackOverALongLoopLandInItsLastIteration) {
     record("gdb_long_loop");
     const std::string output =
         debug({"break late_mark", "continue", "reverse-stepi", "x/i $pc", "reverse-stepi", "print index",
-               "print sum", "break early_mark", "reverse-continue", "print sum", "continue", "print sum",
-               "delete", "continue", "continue"});
+               "print sum", "reverse-step", "print index", "break early_mark", "reverse-continue",
+               "print sum", "continue", "print sum", "delete", "continue", "continue"});
     const std::regex sequence(R"re(Breakpoint 1, late_mark \(\))re"
                               R"re([^]*main \(\) at [^\n]*gdb_long_loop.c:20\n)re"
                               R"re([^]*=> 0x[0-9a-f]+ <main\+[0-9]+>:\tcall +0x[0-9a-f]+ <late_mark>\n)re"
                               R"re(0x[0-9a-f]+\t17\t[^\n]*\n)re"
                               R"re(\$1 = 1000000\n\$2 = 499999500001\n)re"
-                              R"re([^]*Breakpoint 2, early_mark \(\)[^]*\$3 = 0\n)re"
-                              R"re([^]*Breakpoint 1, late_mark \(\)[^]*\$4 = 499999500001\n)re"
+                              R"re(17\t[^\n]*\n\$3 = 999999\n)re"
+                              R"re([^]*Breakpoint 2, early_mark \(\)[^]*\$4 = 0\n)re"
+                              R"re([^]*Breakpoint 1, late_mark \(\)[^]*\$5 = 499999500001\n)re"
                               R"re([^]*Program received signal SIGKILL[^]*exited normally)re");
     EXPECT_TRUE(std::regex_search(output, sequence)) << output;
+    EXPECT_EQ(output.find("Cannot remove breakpoints"), std::string::npos) << output;
     EXPECT_EQ(guest_output_, "sum=499999500003\n");
 }
 
