@@ -1,6 +1,7 @@
 #include "Session.h"
 
 #include "AbsentPaths.h"
+#include "ContextSwitchAlarm.h"
 #include "ExecutableResolver.h"
 #include "GuestLauncher.h"
 #include "ProcFs.h"
@@ -239,6 +240,8 @@ struct Thread {
     std::optional<int> held_exit_status;
     // A vfork child: the host tid of its parent, which sleeps in the kernel until this child execs or exits.
     pid_t vfork_parent = 0;
+    // A vfork child whose parent runs again since it exec'd: it yields at its exec's last stop.
+    bool yield_after_exec = false;
 };
 
 } // namespace
@@ -249,6 +252,12 @@ struct Session::State {
     std::vector<EventSink*> sinks;
     std::unique_ptr<SchedulePolicy> policy;
     WaitPredictor waits;
+    // What waits.would_wait answered for stopped threads since a guest thread last ran, by host tid.
+    std::map<pid_t, bool> predictions;
+    // Moves on at every stop but the tracer's own interrupts, every notification, every outside or timer
+    // signal: what can end a wait for children. The answers for those waits, with the epoch they hold in.
+    uint64_t guest_epoch = 0;
+    std::map<pid_t, std::pair<uint64_t, bool>> child_wait_predictions;
 
     std::map<pid_t, Thread> threads;        // by host tid
     std::map<pid_t, int> early_first_stops; // first stops of threads whose creation event is not in yet
@@ -291,6 +300,14 @@ struct Session::State {
     pid_t holder = 0; // host tid of the thread holding the run token, 0 when nobody runs
     int64_t check_interval_ns = kFirstCheckNs;
     int all_blocked_rounds = 0;
+    // Says when the holder leaves its CPU (deterministic scheduling, where the host can count switches);
+    // `holder_switched` is set by its signal, `switches_seen` is its count when the holder was last looked
+    // at.
+    std::optional<ContextSwitchAlarm> switch_alarm;
+    bool holder_switched = false;
+    uint64_t switches_seen = 0;
+    // The holder is looked at because it left its CPU, not because the check interval passed.
+    bool holder_check_after_switch = false;
 
     sigset_t wait_signals{};
     sigset_t saved_mask{};
@@ -362,9 +379,11 @@ struct Session::State {
         }
         before_guest_runs(thread);
         thread.task->flush_registers();
+        predictions.clear();
         int signal_number = thread.resume_signal;
         thread.resume_signal = 0;
         thread.resumed_at_ns = monotonic_ns();
+        watch_switches(thread);
         if (thread.state != ThreadState::Exiting && thread.state != ThreadState::VforkWaiting) {
             thread.state = ThreadState::Running;
         }
@@ -378,6 +397,24 @@ struct Session::State {
     }
 
     bool deterministic() const { return options.deterministic_scheduling && !killing; }
+
+    // Whether the holder was switched out since it was last looked at (and it is looked at now).
+    bool holder_left_cpu() {
+        const uint64_t switches = switch_alarm ? switch_alarm->switches(holder) : 0;
+        if (switches == switches_seen) {
+            return false;
+        }
+        switches_seen = switches;
+        holder_check_after_switch = true;
+        return true;
+    }
+
+    // The holder's switches from here on are news: the ones that stopped it so far are not.
+    void watch_switches(Thread& thread) {
+        if (switch_alarm && holder == thread.task->host_tid() && switch_alarm->watch(holder)) {
+            switches_seen = switch_alarm->switches(holder);
+        }
+    }
 
     // The thread stopped for a reason that is not a scheduling point: it keeps the token.
     void keep_running(Thread& thread) {
@@ -403,13 +440,35 @@ struct Session::State {
         }
     }
 
-    bool wait_is_over(Thread& thread) { return !waits.would_wait(*thread.task, thread.syscall); }
+    // Whether `thread`, stopped, would wait in `call` now. Answers hold until a guest thread runs or a timer
+    // fires: a thread the switch alarm finds asleep is looked at again by the schedule that follows.
+    // A wait for children holds longer: until the guest stops at the tracer, is notified, or gets a signal
+    // from outside or from a timer (a child's exit or stop, or a signal to the waiter, is one of those).
+    bool predicted_to_wait(Thread& thread, const SyscallStop& call) {
+        const pid_t host_tid = thread.task->host_tid();
+        const bool waits_for_children = call.number == SYS_wait4 || call.number == SYS_waitid;
+        if (const auto lasting = child_wait_predictions.find(host_tid);
+            waits_for_children && lasting != child_wait_predictions.end() &&
+            lasting->second.first == guest_epoch) {
+            return lasting->second.second;
+        }
+        auto [prediction, made] = predictions.try_emplace(host_tid, false);
+        if (made) {
+            prediction->second = waits.would_wait(*thread.task, call);
+        }
+        if (waits_for_children) {
+            child_wait_predictions[host_tid] = {guest_epoch, prediction->second};
+        }
+        return prediction->second;
+    }
+
+    bool wait_is_over(Thread& thread) { return !predicted_to_wait(thread, thread.syscall); }
 
     // A thread found blocked in an untrapped syscall (a read of a pipe, eventfd, timerfd or signalfd) is
     // worth retrying only once the prediction for that syscall says it would not wait; until then it
     // waits like a parked thread (so virtual time may jump to a timer that ends its wait).
     bool blocked_wait_is_over(Thread& thread) {
-        return !waits.would_wait(*thread.task, syscall_stop_of(thread.task->registers()));
+        return !predicted_to_wait(thread, syscall_stop_of(thread.task->registers()));
     }
 
     // The threads that may get the token, sorted by guest tid: ready and blocked threads, and waiting
@@ -442,14 +501,17 @@ struct Session::State {
     void schedule(int32_t previous_tid, ScheduleEvent::Reason reason) {
         holder = 0;
         bool only_waiting = false;
-        if (timer_source != nullptr) {
-            timer_source->fire_due_timers();
+        if (timer_source != nullptr && timer_source->fire_due_timers()) {
+            predictions.clear();
+            ++guest_epoch;
         }
         std::vector<Thread*> runnable = candidates(only_waiting);
         for (int jumps = 0; only_waiting && timer_source != nullptr && jumps < kMaxTimerJumps &&
                             timer_source->advance_to_next_timer();
              ++jumps) {
             // Nothing can happen before the next timer: its signal may end a wait.
+            predictions.clear();
+            ++guest_epoch;
             runnable = candidates(only_waiting);
         }
         if (runnable.empty()) {
@@ -639,6 +701,7 @@ struct Session::State {
             return;
         }
         thread->task->forget_stop(); // the thread ran since its last stop
+        ++guest_epoch;
         take_buffered_calls(*thread);
         const SyscallStop& stop = notification->stop;
         std::optional<EntryDecision> entry;
@@ -919,7 +982,7 @@ struct Session::State {
         restore_guest_path_argument(thread);
         thread.resume_request = PTRACE_CONT;
         if (!thread.awaiting_syscall_exit) {
-            keep_running(thread);
+            go_on_after_exec(thread);
             return;
         }
         thread.awaiting_syscall_exit = false;
@@ -952,7 +1015,16 @@ struct Session::State {
                                   {},
                                   false,
                                   {}});
-        keep_running(thread);
+        go_on_after_exec(thread);
+    }
+
+    // keep_running, but for a vfork child that just exec'd: it gives up the token (on_exec_event).
+    void go_on_after_exec(Thread& thread) {
+        if (std::exchange(thread.yield_after_exec, false)) {
+            yield(thread, ScheduleEvent::Reason::Yield);
+        } else {
+            keep_running(thread);
+        }
     }
 
     void on_new_task(Thread& parent, int event) {
@@ -1043,11 +1115,17 @@ struct Session::State {
         emit(thread, ExecEvent{procfs::executable_path(leader), procfs::command_line(leader), {}});
         if (thread.vfork_parent != 0 && deterministic()) {
             await_vfork_done(std::exchange(thread.vfork_parent, 0));
+            // The parent runs again: a scheduling point, as natively the two now run side by side. A
+            // shell's parent goes on to wait for the child, which it could not while a busy child held the
+            // token.
+            thread.yield_after_exec = true;
         }
         if (cpuid_armed) {
             on_syscall_exit_stop(thread); // the arming left the thread at its execve's exit stop
+        } else if (thread.awaiting_syscall_exit) {
+            keep_running(thread); // to the execve's exit stop, which is the exec's last
         } else {
-            keep_running(thread);
+            go_on_after_exec(thread);
         }
     }
 
@@ -1199,6 +1277,10 @@ struct Session::State {
         if (host_tid == thread->task->host_pid()) {
             waits.forget(host_tid);
         }
+        if (switch_alarm) {
+            switch_alarm->forget(host_tid);
+        }
+        child_wait_predictions.erase(host_tid);
         threads.erase(host_tid);
         if (holder == host_tid && deterministic()) {
             schedule(tid, ScheduleEvent::Reason::Exited);
@@ -1351,6 +1433,7 @@ struct Session::State {
                     return;
                 }
                 thread.outside_signals.push_back(*outside);
+                ++guest_epoch;
                 thread.resume_signal = 0;
                 keep_running(thread);
                 return;
@@ -1387,6 +1470,7 @@ struct Session::State {
     void handle_status(pid_t host_tid, int status) {
         spdlog::trace("wait status {:#x} of thread {} (token holder {})", status, host_tid, holder);
         if (WIFEXITED(status) || WIFSIGNALED(status)) {
+            ++guest_epoch;
             on_gone(host_tid, status);
             return;
         }
@@ -1410,6 +1494,9 @@ struct Session::State {
             return;
         }
         thread->task->forget_stop(); // the thread ran since its last stop
+        if (event != PTRACE_EVENT_STOP || !thread->interrupt_requested) {
+            ++guest_epoch;
+        }
         if (event != PTRACE_EVENT_EXEC) {
             // After an exec the buffer's address names the new program's memory; the old program's calls
             // were taken at the execve's entry, and none can have been made since.
@@ -1490,6 +1577,9 @@ struct Session::State {
                 }
                 statuses_pending = pid != 0;
             }
+            if (std::exchange(holder_switched, false) && holder_left_cpu()) {
+                return std::nullopt;
+            }
             const int64_t remaining = timeout_ns < 0 ? -1 : std::max<int64_t>(deadline - monotonic_ns(), 0);
             if (!wait_for_wakeup(remaining)) {
                 return std::nullopt; // timed out, or a termination signal came
@@ -1540,13 +1630,15 @@ struct Session::State {
 
     // Reads the signalfd: a SIGCHLD means statuses to wait for, another signal a termination request.
     void take_signals() {
-        // One read takes every pending signal: there are four in the set, each pending once at most.
-        std::array<signalfd_siginfo, 4> received{};
+        // One read takes every pending signal: there are five in the set, each pending once at most.
+        std::array<signalfd_siginfo, 5> received{};
         const ssize_t bytes = read(signals.get(), received.data(), sizeof received);
         for (size_t index = 0; bytes > 0 && index < static_cast<size_t>(bytes) / sizeof received[0];
              ++index) {
             if (received[index].ssi_signo == SIGCHLD) {
                 statuses_pending = true;
+            } else if (received[index].ssi_signo == ContextSwitchAlarm::kSignal) {
+                holder_switched = true;
             } else {
                 termination_signal = static_cast<int>(received[index].ssi_signo);
                 termination_sender = static_cast<pid_t>(received[index].ssi_pid);
@@ -1667,13 +1759,17 @@ struct Session::State {
             yield(*thread, ScheduleEvent::Reason::Blocked, ThreadState::Released);
             return;
         }
+        const bool after_switch = std::exchange(holder_check_after_switch, false);
+        if (state == 'S' && current && after_switch && !interrupting_helps(*thread)) {
+            return; // nothing could use the token now; the check interval looks again
+        }
         if (state == 'S' && current) {
             thread->interrupt_requested = true;
             ptrace(PTRACE_INTERRUPT, host_tid, nullptr, nullptr);
             return;
         }
         check_interval_ns = std::min(check_interval_ns * 2, kMaxCheckNs);
-        if (state == 'R' && !thread->spin_warned && others_want_token() &&
+        if (state == 'R' && !thread->spin_warned && others_can_run() &&
             monotonic_ns() - thread->resumed_at_ns > kSpinWarningNs) {
             thread->spin_warned = true;
             // Once per thread: without a PMU nothing can preempt it deterministically, and if it waits for
@@ -1696,6 +1792,46 @@ struct Session::State {
         const virt::GuestPathLookup::Found found =
             path ? virt::GuestPathLookup::find(task, dirfd, *path, true) : virt::GuestPathLookup::Found{};
         return found.file.get() >= 0 && fstat(found.file.get(), &status) == 0 && S_ISFIFO(status.st_mode);
+    }
+
+    // The holder sleeps in the kernel: whether giving the token to another thread now gets anything done.
+    // Not when the holder was chosen because every thread waits (it waits in the kernel for the outside
+    // world) and no timer is armed, nor when the others' waits cannot be predicted: the check interval
+    // then hands the token round, with its back-off, instead of a switch each time.
+    bool interrupting_helps(const Thread& holding) {
+        const bool timers_armed = timer_source != nullptr && timer_source->armed();
+        return timers_armed || !holding.outside_signals.empty() ||
+               (!holding.wait_in_kernel && others_can_run());
+    }
+
+    // Whether a thread other than the holder could run now: it is ready (and its syscall, if it stopped at
+    // one, would not wait), or its wait is over by the prediction of what it waits in, or a signal is held
+    // for it.
+    bool others_can_run() {
+        return std::any_of(threads.begin(), threads.end(), [this](auto& entry) {
+            Thread& thread = entry.second;
+            if (entry.first == holder) {
+                return false;
+            }
+            if (!thread.outside_signals.empty()) {
+                return thread.state == ThreadState::Ready || thread.state == ThreadState::Blocked ||
+                       thread.state == ThreadState::Waiting;
+            }
+            if (thread.state == ThreadState::Ready) {
+                // One that gave up the token at a syscall's entry (a shell's wait4) would only park there.
+                const SyscallStop next = syscall_stop_of(thread.task->registers());
+                return !thread.entry_deferred || !WaitPredictor::predicts(next) ||
+                       !predicted_to_wait(thread, next);
+            }
+            if (thread.state == ThreadState::Waiting) {
+                return wait_is_over(thread);
+            }
+            if (thread.state == ThreadState::Blocked) {
+                const SyscallStop blocked_in = syscall_stop_of(thread.task->registers());
+                return WaitPredictor::predicts(blocked_in) && !predicted_to_wait(thread, blocked_in);
+            }
+            return false;
+        });
     }
 
     // Whether a thread other than the holder could use the token.
@@ -1848,6 +1984,7 @@ struct Session::State {
     // group, as a terminal would (the guest's handlers run, at a deterministic point: an outside signal);
     // another one, or any in a replay, ends the guest outright.
     void on_termination_signal(int signal_number) {
+        ++guest_epoch;
         if (options.interactive && forwarded_termination == 0 && launched.guest > 0) {
             forwarded_termination = signal_number;
             forwarded_sender = termination_sender;
@@ -2041,6 +2178,10 @@ int Session::run() {
     // debugger that can stop the guest, termination is the debugger's to handle (it ends the session).
     sigemptyset(&state.wait_signals);
     sigaddset(&state.wait_signals, SIGCHLD);
+    if (options.deterministic_scheduling && ContextSwitchAlarm::available()) {
+        state.switch_alarm.emplace();
+        sigaddset(&state.wait_signals, ContextSwitchAlarm::kSignal);
+    }
     if (state.debugger_stop_requests < 0) {
         for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
             sigaddset(&state.wait_signals, signal_number);
@@ -2063,6 +2204,7 @@ int Session::run() {
     state.emit(initial, ScheduleEvent{0, ScheduleEvent::Reason::Started});
     state.holder = state.launched.guest;
     initial.resumed_at_ns = monotonic_ns();
+    state.watch_switches(initial);
     std::optional<TerminalForeground> foreground;
     if (options.interactive) {
         foreground.emplace(state.launched.guest);

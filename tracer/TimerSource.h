@@ -8,8 +8,9 @@ namespace hermit::tracer {
 class TimerSource {
 public:
     virtual ~TimerSource() = default;
-    // Delivers the timers whose deadline has passed (their signals become pending in the guest).
-    virtual void fire_due_timers() = 0;
+    // Delivers the timers whose deadline has passed (their signals become pending in the guest); whether
+    // there were any.
+    virtual bool fire_due_timers() = 0;
     // Moves virtual time to the next deadline and fires what is due then; false when no timer is armed.
     virtual bool advance_to_next_timer() = 0;
     // Whether a timer on elapsed virtual time is armed (a thread blocked in the kernel may wait for it).

@@ -139,6 +139,36 @@ bool WaitPredictor::would_wait(Task& task, const SyscallStop& stop) {
     return (signals.pending & ~blocked & ~signals.ignored) == 0;
 }
 
+bool WaitPredictor::predicts(const SyscallStop& stop) {
+    switch (stop.number) {
+    case SYS_futex: {
+        const int operation = static_cast<int>(stop.args[1]) & FUTEX_CMD_MASK;
+        return operation == FUTEX_WAIT || operation == FUTEX_WAIT_BITSET || operation == FUTEX_WAKE;
+    }
+    case SYS_poll:
+    case SYS_ppoll:
+    case SYS_epoll_wait:
+    case SYS_epoll_pwait:
+    case SYS_epoll_pwait2:
+    case SYS_select:
+    case SYS_pselect6:
+    case SYS_wait4:
+    case SYS_waitid:
+    case SYS_pause:
+    case SYS_rt_sigsuspend:
+    case SYS_rt_sigtimedwait:
+    case SYS_read:
+    case SYS_readv:
+    case SYS_recvfrom:
+    case SYS_recvmsg:
+    case SYS_write:
+    case SYS_writev:
+        return true;
+    default:
+        return false;
+    }
+}
+
 bool WaitPredictor::waits_for_something(Task& task, const SyscallStop& stop) {
     const int fd = static_cast<int>(stop.args[0]);
     switch (stop.number) {
@@ -296,6 +326,9 @@ bool WaitPredictor::write_would_wait(pid_t host_pid, int fd, size_t length) {
             size_t needed = std::min(length, static_cast<size_t>(capacity));
             waits = free_space < needed;
         }
+    } else if (flags >= 0 && (flags & O_NONBLOCK) == 0) {
+        pollfd request{copy, POLLOUT, 0}; // a socket: room for a write, as the kernel's poll tells it
+        waits = poll(&request, 1, 0) == 0;
     }
     close(copy);
     return waits;

@@ -40,6 +40,9 @@ public:
     // Whether the kernel would make `task` wait if it ran `stop` now (a zero timeout never waits).
     // `task` is ptrace-stopped.
     bool would_wait(Task& task, const SyscallStop& stop);
+    // Whether would_wait's answer for `stop` is a prediction: false for the syscalls it knows nothing of
+    // (accept, connect, flock, ...), about which it answers "does not wait" whether they would or not.
+    static bool predicts(const SyscallStop& stop);
 
     // For a wait with a finite timeout: how long it waits at most, in ns from `clock`'s now (absolute
     // deadlines are read on the virtual clock they name). nullopt when it has no timeout.

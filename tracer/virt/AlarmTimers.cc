@@ -42,7 +42,8 @@ itimerval AlarmTimers::set(pid_t host_pid, int which, const itimerval& value) {
     return previous;
 }
 
-void AlarmTimers::fire_due() {
+bool AlarmTimers::fire_due() {
+    bool fired = false;
     for (auto it = timers_.begin(); it != timers_.end();) {
         const auto [pid, which] = it->first;
         // Expirations that fell together coalesce into one pending signal, as in the kernel.
@@ -50,9 +51,11 @@ void AlarmTimers::fire_due() {
             ++it;
             continue;
         }
+        fired = true;
         const bool gone = kill(pid, signal_of(which)) != 0 && errno == ESRCH;
         it = gone || !it->second.armed() ? timers_.erase(it) : std::next(it);
     }
+    return fired;
 }
 
 std::optional<uint64_t> AlarmTimers::next_deadline() const {

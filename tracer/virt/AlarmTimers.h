@@ -29,7 +29,8 @@ public:
     itimerval get(pid_t host_pid, int which) const;
 
     // Sends the signal of every timer whose deadline has passed, and re-arms periodic timers.
-    void fire_due();
+    // Delivers what is due; whether anything was.
+    bool fire_due();
     // The earliest ITIMER_REAL deadline (virtual elapsed ns), if any is armed.
     std::optional<uint64_t> next_deadline() const;
 

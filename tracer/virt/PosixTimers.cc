@@ -87,7 +87,8 @@ bool PosixTimers::signal(pid_t host_pid, int id, Timer& timer, uint64_t expirati
     return sent == 0 || errno != ESRCH;
 }
 
-void PosixTimers::fire_due() {
+bool PosixTimers::fire_due() {
+    bool fired = false;
     for (auto it = timers_.begin(); it != timers_.end();) {
         Timer& timer = it->second;
         const uint64_t expirations = timer.timer.expire(IntervalTimer::now_ns(clock_, timer.clock_id));
@@ -95,9 +96,11 @@ void PosixTimers::fire_due() {
             ++it;
             continue;
         }
+        fired = true;
         const auto [pid, id] = it->first;
         it = signal(pid, id, timer, expirations) ? std::next(it) : timers_.erase(it);
     }
+    return fired;
 }
 
 std::optional<uint64_t> PosixTimers::next_deadline() const {

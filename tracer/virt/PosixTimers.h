@@ -50,7 +50,8 @@ public:
     void forget(pid_t host_pid);
 
     // Signals the timers whose deadline has passed and re-arms periodic ones.
-    void fire_due();
+    // Delivers what is due; whether anything was.
+    bool fire_due();
     // The earliest deadline of a timer on elapsed time (virtual elapsed ns), if any is armed.
     std::optional<uint64_t> next_deadline() const;
 

@@ -84,7 +84,8 @@ std::optional<itimerspec> TimerFds::get(pid_t host_pid, int fd) {
     return timer->timer.as_itimerspec(clock_.elapsed_ns());
 }
 
-void TimerFds::fire_due() {
+bool TimerFds::fire_due() {
+    bool fired = false;
     for (auto it = timers_.begin(); it != timers_.end();) {
         const uint64_t expirations = it->timer.expire(clock_.elapsed_ns());
         if (expirations == 0) {
@@ -96,11 +97,13 @@ void TimerFds::fire_due() {
             it = timers_.erase(it);
             continue;
         }
+        fired = true;
         if (write(it->file, &expirations, sizeof expirations) < 0) {
             it->timer.disarm(); // an eventfd refuses only a count that would overflow it
         }
         ++it;
     }
+    return fired;
 }
 
 std::optional<uint64_t> TimerFds::next_deadline() const {

@@ -39,7 +39,8 @@ public:
     std::optional<itimerspec> get(pid_t host_pid, int fd);
 
     // Adds the expirations of every due timer to its eventfd.
-    void fire_due();
+    // Delivers what is due; whether anything was.
+    bool fire_due();
     // The earliest deadline (virtual elapsed ns), if any timer is armed.
     std::optional<uint64_t> next_deadline() const;
 
