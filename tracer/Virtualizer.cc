@@ -104,6 +104,8 @@ const std::map<int, Virtualizer::Emulation>& Virtualizer::emulations() {
         {SYS_open, &Virtualizer::redirect_open},
         {SYS_openat, &Virtualizer::redirect_open},
         {SYS_openat2, &Virtualizer::redirect_open},
+        {SYS_bind, &Virtualizer::bind_socket},
+        {SYS_connect, &Virtualizer::connect_socket},
     };
     return table;
 }
@@ -133,7 +135,7 @@ std::set<int> Virtualizer::notifiable_syscalls() const {
     std::set<int> numbers = virt::StatInTracer::stat_syscalls();
     numbers.insert({SYS_open, SYS_openat, SYS_getdents64, SYS_clock_gettime, SYS_clock_getres,
                     SYS_gettimeofday, SYS_time, SYS_getrandom, SYS_uname, SYS_sysinfo, SYS_sched_getaffinity,
-                    SYS_getcpu, SYS_rseq, SYS_times, SYS_getrusage});
+                    SYS_getcpu, SYS_rseq, SYS_times, SYS_getrusage, SYS_bind, SYS_connect});
     return numbers;
 }
 
@@ -393,10 +395,11 @@ SyscallDecision Virtualizer::emulate_getitimer(Task& task, const SyscallStop& st
     return write_result(task, stop.args[1], alarms_.get(task.host_pid(), which));
 }
 
-void Virtualizer::fire_due_timers() {
-    alarms_.fire_due();
-    posix_timers_.fire_due();
-    timer_fds_.fire_due();
+bool Virtualizer::fire_due_timers() {
+    const bool alarms = alarms_.fire_due();
+    const bool posix_timers = posix_timers_.fire_due();
+    const bool timer_fds = timer_fds_.fire_due();
+    return alarms || posix_timers || timer_fds;
 }
 
 std::optional<uint64_t> Virtualizer::next_timer_deadline() const {
@@ -591,6 +594,16 @@ SyscallDecision Virtualizer::emulate_getrandom(Task& task, const SyscallStop& st
         done += chunk.size();
     }
     return emulated(static_cast<int64_t>(length));
+}
+
+SyscallDecision Virtualizer::bind_socket(Task& task, const SyscallStop& stop) {
+    const std::optional<int64_t> result = ports_.bind(task, stop);
+    return result ? emulated(*result) : SyscallDecision::pass();
+}
+
+SyscallDecision Virtualizer::connect_socket(Task& task, const SyscallStop& stop) {
+    ports_.before_connect(task, stop);
+    return SyscallDecision::pass();
 }
 
 SyscallDecision Virtualizer::emulate_uname(Task& task, const SyscallStop& stop) {

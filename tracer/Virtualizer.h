@@ -15,6 +15,7 @@
 #include "TimerSource.h"
 #include "virt/AlarmTimers.h"
 #include "virt/CpuidTable.h"
+#include "virt/EphemeralPorts.h"
 #include "virt/GuestRandom.h"
 #include "virt/InodeTable.h"
 #include "virt/InstructionEmulator.h"
@@ -73,7 +74,7 @@ public:
     // At the stop after a successful execve: patches the new vDSO and rewrites the AT_RANDOM bytes.
     void on_exec(Task& task) override;
 
-    void fire_due_timers() override;
+    bool fire_due_timers() override;
     bool advance_to_next_timer() override;
     bool armed() const override;
 
@@ -118,6 +119,9 @@ private:
     SyscallDecision emulate_timerfd_settime(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_timerfd_gettime(Task& task, const SyscallStop& stop);
     SyscallDecision redirect_open(Task& task, const SyscallStop& stop);
+    // Port 0 of an internet socket: a port from EphemeralPorts instead of the kernel's random one.
+    SyscallDecision bind_socket(Task& task, const SyscallStop& stop);
+    SyscallDecision connect_socket(Task& task, const SyscallStop& stop);
     // The stat family in one stop (StatInTracer), or a stop at exit for rewrite_stat_result.
     SyscallDecision emulate_stat(Task& task, const SyscallStop& stop);
 
@@ -152,6 +156,7 @@ private:
     virt::StatRewriter stat_rewriter_;
     virt::StatInTracer stat_in_tracer_;
     virt::VirtualFiles files_;
+    virt::EphemeralPorts ports_;
     // The file file_overlays() mounts over the random devices, by device and inode.
     std::optional<std::pair<dev_t, ino_t>> mounted_random_device_;
     std::map<pid_t, PendingOpen> pending_opens_;
