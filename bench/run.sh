@@ -43,9 +43,9 @@ trap 'rm -rf "$work"' EXIT
 "$bench_dir/workloads/prepare.sh" "$work"
 
 if ((quick)); then
-    runs=1 syscalls=20000 cpu_rounds=60000000 lock_rounds=5000
+    runs=1 syscalls=20000 cpu_rounds=60000000 lock_rounds=5000 pipe_bytes=20000000 tar_tree=include/linux
 else
-    runs=3 syscalls=200000 cpu_rounds=600000000 lock_rounds=50000
+    runs=3 syscalls=200000 cpu_rounds=600000000 lock_rounds=50000 pipe_bytes=200000000 tar_tree=include
 fi
 # A cell that takes longer than this is reported as a timeout instead of stalling the whole table.
 time_limit=300
@@ -82,6 +82,8 @@ workloads=(
     "git add 300 files|rm -rf $work/repo/.git && git -C $work/repo init -q|git -C $work/repo add ."
     "make -j2 20 files|make -s -C $work/project clean|make -s -C $work/project -j2"
     "sort 5 MB|rm -f $work/sorted.txt|sort -o $work/sorted.txt $work/lines.txt"
+    "pipe $((pipe_bytes / 1000000)) MB|true|sh -c 'head -c $pipe_bytes /dev/zero | cat >/dev/null'"
+    "tar czf + tar tzf|rm -f $work/tree.tgz|sh -c 'tar czf $work/tree.tgz -C /usr $tar_tree && tar tzf $work/tree.tgz | wc -l'"
 )
 
 # The median of the numbers on stdin, or "-" when a run failed or timed out.
