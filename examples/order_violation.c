@@ -1,7 +1,7 @@
 // An order violation: the reader assumes the writer has already published global_str. Natively the
 // writer nearly always wins, because it sleeps 1 ms and the reader 5 ms. Under hermit sleeps take no real
-// time and are scheduling points, so the outcome is decided by the schedule alone: the default
-// round-robin schedule passes, and some --chaos seeds run the reader first and fail.
+// time: a plain run ends the shorter sleep first on the virtual clock and passes, every time, and --chaos
+// may end either sleep first (a loaded machine could), so some seeds run the reader first and fail.
 //
 //   hermit run -- ./order_violation                    # passes, every time
 //   hermit search --seeds=1..200 -- ./order_violation  # lists the failing seeds

@@ -39,6 +39,9 @@ public:
     int32_t choose(const tracer::SchedulingPoint& point, const std::vector<int32_t>& runnable) override;
     void on_thread_start(int32_t tid) override { fallback_->on_thread_start(tid); }
     void on_thread_exit(int32_t tid) override { fallback_->on_thread_exit(tid); }
+    // Sleepers are offered at every decision, in the passing run too: a failing schedule found by --chaos
+    // may have woken the longer sleep first, and forcing its choices needs the same threads to choose from.
+    bool perturbs_time() const override { return true; }
 
     const std::vector<ScheduleDecision>& decisions() const { return decisions_; }
     // The first forced decision whose thread was not runnable: the run did not go as the list assumed

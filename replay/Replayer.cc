@@ -224,6 +224,9 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
         // The recorded thread waited here and was asked again later: so is the replayed one.
         pending.retried = true;
         send_signal_that_ends_wait(task, stop);
+        for (tracer::SyscallInterceptor* follower : followers_) {
+            follower->on_entry_answered_in_front(task, stop); // a sleep's first entry moved the clock
+        }
         return tracer::SyscallDecision::retry();
     }
     if (stop.number == SYS_lseek && recorded.result >= 0) {

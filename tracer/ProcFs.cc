@@ -3,6 +3,7 @@
 #include "formats/FileIo.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -114,6 +115,16 @@ GuestIds guest_ids(pid_t host_tid) {
 char thread_state(pid_t host_tid) {
     std::vector<std::string> fields = stat_fields_after_name(host_tid);
     return fields.empty() || fields[0].empty() ? 0 : fields[0][0];
+}
+
+bool dying(pid_t host_tid) {
+    constexpr unsigned long kExiting = 0x4; // PF_EXITING, in the flags field
+    const std::vector<std::string> fields = stat_fields_after_name(host_tid);
+    if (fields.size() < 7 || fields[0] == "Z" || fields[0] == "X" ||
+        (std::stoul(fields[6]) & kExiting) != 0) {
+        return true;
+    }
+    return (signal_dispositions(host_tid).pending & (uint64_t{1} << (SIGKILL - 1))) != 0;
 }
 
 pid_t process_group(pid_t host_pid) {

@@ -25,6 +25,8 @@ struct GuestIds {
 GuestIds guest_ids(pid_t host_tid);
 // The state letter of /proc/<tid>/stat ('R', 'S', 'D', 't', 'Z', ...), or 0 when the thread is gone.
 char thread_state(pid_t host_tid);
+// The thread is on its way out: SIGKILL pending, exiting (PF_EXITING), a zombie, or gone.
+bool dying(pid_t host_tid);
 // The system call the thread sleeps in (number and arguments), from /proc/<tid>/syscall; nullopt when it
 // runs, is stopped outside a syscall, or is gone.
 std::optional<SyscallStop> current_syscall(pid_t host_tid);

@@ -30,6 +30,7 @@ class RandomPolicy : public SchedulePolicy {
 public:
     explicit RandomPolicy(uint64_t seed);
     int32_t choose(const SchedulingPoint& point, const std::vector<int32_t>& runnable) override;
+    bool perturbs_time() const override { return true; }
 
 private:
     virt::GuestRandom random_;
@@ -46,6 +47,7 @@ class PctPolicy : public SchedulePolicy {
 public:
     PctPolicy(uint64_t seed, uint32_t depth, uint64_t expected_length);
     int32_t choose(const SchedulingPoint& point, const std::vector<int32_t>& runnable) override;
+    bool perturbs_time() const override { return true; }
     void on_thread_start(int32_t tid) override;
     void on_thread_exit(int32_t tid) override;
 

@@ -31,6 +31,10 @@ public:
     // A policy that follows a recorded schedule is offered every waiting thread, also those whose wait
     // the tracer cannot see to be over (on replay their inputs come from the recording).
     virtual bool follows_recording() const { return false; }
+    // --chaos: a thread parked in a timed wait or sleep may run at any scheduling point, its deadline
+    // taken as a hint (the clock then moves to it), so schedules where the longer sleep ends first are
+    // explored too, as a loaded machine may run them. Otherwise it runs once virtual time reaches it.
+    virtual bool perturbs_time() const { return false; }
 };
 
 struct SchedulePolicyOptions {

@@ -462,7 +462,46 @@ struct Session::State {
         return prediction->second;
     }
 
-    bool wait_is_over(Thread& thread) { return !predicted_to_wait(thread, thread.syscall); }
+    bool wait_is_over(Thread& thread) {
+        return deadline_passed(thread) || !predicted_to_wait(thread, thread.syscall);
+    }
+
+    // A parked timed wait or sleep whose deadline virtual time has reached (or may have, under --chaos).
+    bool deadline_passed(const Thread& thread) const {
+        const std::optional<uint64_t> deadline = thread.task->wait_deadline();
+        return deadline && virtual_clock != nullptr &&
+               (policy->perturbs_time() || *deadline <= virtual_clock->elapsed_ns());
+    }
+
+    // The earliest deadline of a parked thread's timed wait or sleep.
+    std::optional<uint64_t> next_wait_deadline() const {
+        std::optional<uint64_t> earliest;
+        for (const auto& [host_tid, thread] : threads) {
+            const std::optional<uint64_t> deadline = thread.task->wait_deadline();
+            if (thread.state == ThreadState::Waiting && deadline && (!earliest || *deadline < *earliest)) {
+                earliest = deadline;
+            }
+        }
+        return earliest;
+    }
+
+    // Every thread waits: virtual time jumps to what comes first, a parked thread's deadline (its wait
+    // times out) or a timer (its signal or expiration may end waits). False when there is neither.
+    bool jump_to_next_deadline() {
+        const std::optional<uint64_t> parked = next_wait_deadline();
+        const std::optional<uint64_t> timer =
+            timer_source != nullptr ? timer_source->next_timer_deadline() : std::nullopt;
+        if (parked && virtual_clock != nullptr && (!timer || *parked <= *timer)) {
+            if (*parked > virtual_clock->elapsed_ns()) {
+                virtual_clock->sleep(*parked - virtual_clock->elapsed_ns());
+            }
+            if (timer_source != nullptr) {
+                timer_source->fire_due_timers();
+            }
+            return true;
+        }
+        return timer && timer_source->advance_to_next_timer();
+    }
 
     // A thread found blocked in an untrapped syscall (a read of a pipe, eventfd, timerfd or signalfd) is
     // worth retrying only once the prediction for that syscall says it would not wait; until then it
@@ -506,10 +545,8 @@ struct Session::State {
             ++guest_epoch;
         }
         std::vector<Thread*> runnable = candidates(only_waiting);
-        for (int jumps = 0; only_waiting && timer_source != nullptr && jumps < kMaxTimerJumps &&
-                            timer_source->advance_to_next_timer();
-             ++jumps) {
-            // Nothing can happen before the next timer: its signal may end a wait.
+        for (int jumps = 0; only_waiting && jumps < kMaxTimerJumps && jump_to_next_deadline(); ++jumps) {
+            // Nothing can happen before the next deadline: a wait times out, or a timer's signal ends one.
             predictions.clear();
             ++guest_epoch;
             runnable = candidates(only_waiting);
@@ -647,19 +684,26 @@ struct Session::State {
         thread.syscall = stop;
         thread.resume_request = PTRACE_CONT;
         const bool wait_in_kernel = std::exchange(thread.wait_in_kernel, false);
+        const bool retried = decision.kind == SyscallDecision::Kind::Retry;
         const bool waits_now =
-            decision.kind == SyscallDecision::Kind::Retry ||
-            (!entry.decided && deterministic() && !wait_in_kernel && waits.would_wait(task, stop));
-        std::optional<int64_t> timeout =
-            waits_now && virtual_clock != nullptr && decision.kind != SyscallDecision::Kind::Retry
-                ? WaitPredictor::timeout_ns(task, stop, *virtual_clock)
-                : std::nullopt;
-        if (timeout) {
-            // Nobody can end the wait while this thread holds the token: it sleeps its timeout on the
-            // virtual clock, as if the others had not been scheduled meanwhile.
-            virtual_clock->sleep(static_cast<uint64_t>(*timeout));
+            retried || (!entry.decided && deterministic() && !wait_in_kernel && waits.would_wait(task, stop));
+        const std::optional<uint64_t> deadline = task.wait_deadline();
+        task.set_wait_deadline(std::nullopt);
+        if (waits_now && deadline && !retried) {
+            // Back with the token and its wait not over: its time is up (the schedule's jump to the
+            // deadline let it run, or, replaying, the recorded schedule did, and the clock goes there now).
+            if (*deadline > virtual_clock->elapsed_ns()) {
+                virtual_clock->sleep(*deadline - virtual_clock->elapsed_ns());
+            }
             decision = SyscallDecision::emulate(WaitPredictor::time_out(task, stop));
         } else if (waits_now) {
+            if (deadline) {
+                task.set_wait_deadline(deadline);
+            } else if (const std::optional<int64_t> timeout =
+                           virtual_clock != nullptr ? WaitPredictor::timeout_ns(task, stop, *virtual_clock)
+                                                    : std::nullopt) {
+                task.set_wait_deadline(virtual_clock->elapsed_ns() + static_cast<uint64_t>(*timeout));
+            }
             park(thread, stop);
             return;
         }
@@ -675,7 +719,7 @@ struct Session::State {
                 replace_path_argument(thread, stop, *entry.path_instead);
             }
             const bool event_due = !sinks.empty() && !epoch_only_syscalls.contains(stop.number);
-            if (!thread.exit_interceptors.empty() || event_due || thread.guest_r9) {
+            if (!thread.exit_interceptors.empty() || event_due || thread.guest_r9 || sends_sigkill(stop)) {
                 thread.awaiting_syscall_exit = true;
                 thread.resume_request = PTRACE_SYSCALL;
             }
@@ -1015,7 +1059,49 @@ struct Session::State {
                                   {},
                                   false,
                                   {}});
+        if (result == 0 && sends_sigkill(thread.syscall) && deterministic()) {
+            settle_killed_threads(thread);
+        }
         go_on_after_exec(thread);
+    }
+
+    static bool sends_sigkill(const SyscallStop& call) {
+        switch (call.number) {
+        case SYS_kill:
+        case SYS_tkill:
+        case SYS_rt_sigqueueinfo:
+            return call.args[1] == SIGKILL;
+        case SYS_tgkill:
+        case SYS_rt_tgsigqueueinfo:
+            return call.args[2] == SIGKILL;
+        default:
+            return false;
+        }
+    }
+
+    // A guest's SIGKILL ends its targets while they are stopped at the tracer, in the kernel's time: their
+    // exits are waited for here, so they come right after the kill in every run (a parent that kills its
+    // sleeping child, then waits for it). Other signals wait for their target to run, which the schedule
+    // decides. Leaders last: the kernel reports one only once its other threads are reaped.
+    void settle_killed_threads(const Thread& sender) {
+        std::vector<pid_t> dying;
+        for (auto& [host_tid, other] : threads) {
+            if (&other != &sender && procfs::dying(host_tid)) {
+                dying.push_back(host_tid);
+            }
+        }
+        std::stable_partition(dying.begin(), dying.end(), [this](pid_t host_tid) {
+            return find(host_tid)->task->host_pid() != host_tid;
+        });
+        for (const pid_t host_tid : dying) {
+            while (find(host_tid) != nullptr) {
+                const std::optional<int> status = wait_for_thread(host_tid);
+                if (!status) {
+                    break;
+                }
+                handle_status(host_tid, *status);
+            }
+        }
     }
 
     // keep_running, but for a vfork child that just exec'd: it gives up the token (on_exec_event).
@@ -1769,7 +1855,8 @@ struct Session::State {
             return;
         }
         check_interval_ns = std::min(check_interval_ns * 2, kMaxCheckNs);
-        if (state == 'R' && !thread->spin_warned && others_can_run() &&
+        // A parked sleep waits for virtual time, which a thread that makes no syscalls does not move.
+        if (state == 'R' && !thread->spin_warned && (others_can_run() || next_wait_deadline()) &&
             monotonic_ns() - thread->resumed_at_ns > kSpinWarningNs) {
             thread->spin_warned = true;
             // Once per thread: without a PMU nothing can preempt it deterministically, and if it waits for
@@ -1800,7 +1887,7 @@ struct Session::State {
     // then hands the token round, with its back-off, instead of a switch each time.
     bool interrupting_helps(const Thread& holding) {
         const bool timers_armed = timer_source != nullptr && timer_source->armed();
-        return timers_armed || !holding.outside_signals.empty() ||
+        return timers_armed || next_wait_deadline() || !holding.outside_signals.empty() ||
                (!holding.wait_in_kernel && others_can_run());
     }
 

@@ -81,6 +81,12 @@ public:
     // Forgets what the thread's last stop read or installed: it ran since.
     void forget_stop();
 
+    // A timed wait or sleep the thread is parked in ends at this elapsed virtual time (VirtualClock), unless
+    // it is over before: set by the Session when it parks the thread at the syscall's entry, cleared once
+    // the syscall is decided otherwise. The Virtualizer's sleeps read it when the thread comes back.
+    void set_wait_deadline(std::optional<uint64_t> deadline_ns) { wait_deadline_ns_ = deadline_ns; }
+    std::optional<uint64_t> wait_deadline() const { return wait_deadline_ns_; }
+
     // The thread's file-system context as /proc shows it: its working directory and root (O_PATH
     // descriptors, invalid when /proc cannot open them, with the f_type of their file system, 0 when
     // unknown), its umask and its user namespace (nullopt when unreadable). Each is read at the first need,
@@ -116,6 +122,7 @@ public:
     int64_t inject_syscall_after_exec(int number, const std::array<uint64_t, 6>& args);
 
 private:
+    std::optional<uint64_t> wait_deadline_ns_;
     // Syscall injection: all signals blocked meanwhile (returns the guest's mask), and given back.
     uint64_t hold_signals();
     void release_signals(uint64_t guest_mask);

@@ -3,6 +3,9 @@
 // fires the due ones at every scheduling point and, when every guest thread waits, lets virtual time jump
 // to the next deadline, so a timer fires at the same point of every run.
 
+#include <cstdint>
+#include <optional>
+
 namespace hermit::tracer {
 
 class TimerSource {
@@ -13,6 +16,8 @@ public:
     virtual bool fire_due_timers() = 0;
     // Moves virtual time to the next deadline and fires what is due then; false when no timer is armed.
     virtual bool advance_to_next_timer() = 0;
+    // The next deadline of a timer on elapsed virtual time, if any is armed.
+    virtual std::optional<uint64_t> next_timer_deadline() const = 0;
     // Whether a timer on elapsed virtual time is armed (a thread blocked in the kernel may wait for it).
     virtual bool armed() const = 0;
 };

@@ -329,7 +329,37 @@ SyscallDecision Virtualizer::emulate_nanosleep(Task& task, const SyscallStop& st
     if (!duration) {
         return failed(error);
     }
-    clock_.sleep(static_cast<uint64_t>(*duration));
+    return sleep(task, *duration, stop.args[1]);
+}
+
+// A sleep parks its thread (Retry: the Session sets the deadline from the arguments) until virtual time
+// reaches the deadline, which it does when every other thread waits too, or a signal ends it first, as
+// it would natively: a parent's kill then finds its child asleep. Back with the token, the thread either
+// reached the deadline (the clock is moved there if the schedule got it the token first: a replay) or
+// was woken by a deliverable signal, which it takes on its way out of the EINTR.
+SyscallDecision Virtualizer::sleep(Task& task, int64_t duration_ns, uint64_t remaining_address) {
+    const std::optional<uint64_t> deadline = task.wait_deadline();
+    if (!deadline) {
+        if (duration_ns == 0) {
+            SyscallDecision decision = emulated(0);
+            decision.yield = true;
+            return decision;
+        }
+        return SyscallDecision::retry();
+    }
+    const procfs::SignalDispositions signals = procfs::signal_dispositions(task.host_tid());
+    if ((signals.pending & ~signals.blocked & ~signals.ignored) != 0 && clock_.elapsed_ns() < *deadline) {
+        const int64_t left = static_cast<int64_t>(*deadline - clock_.elapsed_ns());
+        const timespec remaining{static_cast<time_t>(left / 1'000'000'000),
+                                 static_cast<long>(left % 1'000'000'000)};
+        if (remaining_address != 0) {
+            task.write_value(remaining_address, remaining);
+        }
+        return failed(EINTR);
+    }
+    if (*deadline > clock_.elapsed_ns()) {
+        clock_.sleep(*deadline - clock_.elapsed_ns());
+    }
     SyscallDecision decision = emulated(0);
     decision.yield = true;
     return decision;
@@ -346,13 +376,12 @@ SyscallDecision Virtualizer::emulate_clock_nanosleep(Task& task, const SyscallSt
         return failed(error);
     }
     int64_t duration = *requested;
-    if (stop.args[1] & TIMER_ABSTIME) {
+    const bool absolute = (stop.args[1] & TIMER_ABSTIME) != 0;
+    if (absolute) {
         duration = std::max<int64_t>(0, *requested - *clock_.read(clock));
     }
-    clock_.sleep(static_cast<uint64_t>(duration));
-    SyscallDecision decision = emulated(0);
-    decision.yield = true;
-    return decision;
+    // An absolute sleep reports no time left; a relative one does, as nanosleep.
+    return sleep(task, duration, absolute ? 0 : stop.args[3]);
 }
 
 SyscallDecision Virtualizer::emulate_alarm(Task& task, const SyscallStop& stop) {

@@ -76,6 +76,7 @@ public:
 
     bool fire_due_timers() override;
     bool advance_to_next_timer() override;
+    std::optional<uint64_t> next_timer_deadline() const override;
     bool armed() const override;
 
     // Files to mount over guest paths when the guest has its own mount namespace (the random devices).
@@ -99,6 +100,8 @@ private:
     SyscallDecision emulate_time(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_nanosleep(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_clock_nanosleep(Task& task, const SyscallStop& stop);
+    // The sleep of `duration_ns` both make, writing the time left at `remaining_address` when interrupted.
+    SyscallDecision sleep(Task& task, int64_t duration_ns, uint64_t remaining_address);
     SyscallDecision emulate_getrandom(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_uname(Task& task, const SyscallStop& stop);
     SyscallDecision emulate_sysinfo(Task& task, const SyscallStop& stop);
@@ -124,9 +127,6 @@ private:
     SyscallDecision connect_socket(Task& task, const SyscallStop& stop);
     // The stat family in one stop (StatInTracer), or a stop at exit for rewrite_stat_result.
     SyscallDecision emulate_stat(Task& task, const SyscallStop& stop);
-
-    // The earliest deadline of any timer on elapsed virtual time.
-    std::optional<uint64_t> next_timer_deadline() const;
 
     void rewrite_stat_result(Task& task, const SyscallStop& stop);
     void rewrite_directory_entries(Task& task, const SyscallStop& stop, int64_t result);

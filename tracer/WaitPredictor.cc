@@ -163,6 +163,8 @@ bool WaitPredictor::predicts(const SyscallStop& stop) {
     case SYS_recvmsg:
     case SYS_write:
     case SYS_writev:
+    case SYS_nanosleep:
+    case SYS_clock_nanosleep:
         return true;
     default:
         return false;
@@ -189,6 +191,9 @@ bool WaitPredictor::waits_for_something(Task& task, const SyscallStop& stop) {
     case SYS_pause:
     case SYS_rt_sigsuspend:
         return true; // until a signal
+    case SYS_nanosleep:
+    case SYS_clock_nanosleep:
+        return true; // until a signal, or its deadline (the Session's business)
     case SYS_rt_sigtimedwait:
         return timeout_ns(task, stop, virt::VirtualClock{}) != 0 && signal_wait_would_wait(task, stop);
     case SYS_read:
@@ -396,6 +401,16 @@ std::optional<int64_t> WaitPredictor::timeout_ns(Task& task, const SyscallStop& 
     }
     case SYS_rt_sigtimedwait:
         return stop.args[2] == 0 ? std::nullopt : timespec_at(stop.args[2]);
+    case SYS_nanosleep:
+        return timespec_at(stop.args[0]);
+    case SYS_clock_nanosleep: {
+        const auto value = timespec_at(stop.args[2]);
+        if (!value || (stop.args[1] & TIMER_ABSTIME) == 0) {
+            return value;
+        }
+        const auto now = clock.read(static_cast<clockid_t>(stop.args[0]));
+        return std::max<int64_t>(0, *value - now.value_or(0));
+    }
     case SYS_select: {
         const uint64_t timeout = timeout_argument(stop);
         const auto value = timeout == 0 ? std::nullopt : task.read_value<timeval>(timeout);

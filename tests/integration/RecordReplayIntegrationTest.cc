@@ -279,6 +279,7 @@ TEST_F(RecordReplayTest, MultithreadedGuestsReplayTheirSchedule) {
 TEST_F(RecordReplayTest, AlarmsAndTimedWaitsReplay) {
     record_and_replay({guest_path("tracer_alarm")});
     record_and_replay({guest_path("tracer_timed_wait")});
+    record_and_replay({guest_path("tracer_sleep_signals")});
 }
 
 TEST_F(RecordReplayTest, PipelinesReplay) {

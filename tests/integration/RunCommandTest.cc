@@ -315,7 +315,23 @@ TEST(HermitRun, AlarmsAndTimedWaitsUseTheVirtualClock) {
     auto timed =
         run_process({hermit_binary(), "run", "--verify", "--", guest_path("tracer_timed_wait")}, "", 60);
     EXPECT_EQ(timed.exit_status, 0) << timed.stderr_text;
-    EXPECT_EQ(timed.stdout_text.rfind("poll=0 after 50 ms\n", 0), 0u) << timed.stdout_text;
+    // The producer's 30 ms sleep ends while the consumer waits in 10 ms steps: three waits, two time out,
+    // as natively (a wait no longer times out at once while another thread could end it).
+    EXPECT_EQ(timed.stdout_text, "poll=0 after 50 ms\ntimeouts=2 total 80 ms\n");
+}
+
+// Sleeps end on the virtual clock, and signals end them first as natively: a child killed in sleep(100)
+// dies of SIGKILL (it does not sleep its 100 s in an instant and exit), a handled signal ends nanosleep with
+// EINTR and the time left, and the shorter of two sleeps ends first. The recording replays the same. (What
+// a native run prints too, unless the machine is so loaded that the signal comes before the sleep.)
+TEST(HermitRun, SignalsEndSleepsAndShorterSleepsEndFirst) {
+    const std::string expected = "sleeping child: killed by 9\ninterrupted sleep: EINTR, 9 s left\n"
+                                 "woke in order BA\n";
+    const ProcessResult verified =
+        run_process({hermit_binary(), "run", "--verify", "--", guest_path("tracer_sleep_signals")}, "", 60);
+    EXPECT_EQ(verified.exit_status, 0) << verified.stderr_text;
+    EXPECT_EQ(verified.stdout_text, expected);
+    EXPECT_NE(verified.stderr_text.find("verify: identical"), std::string::npos) << verified.stderr_text;
 }
 
 // The parent learns of a child's exit (SIGCHLD, wait4) at the same point of every run.
