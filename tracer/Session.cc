@@ -1,9 +1,10 @@
 #include "Session.h"
 
 #include "AbsentPaths.h"
-#include "ContextSwitchAlarm.h"
+#include "BlockingModel.h"
 #include "ExecutableResolver.h"
 #include "GuestLauncher.h"
+#include "GuestThread.h"
 #include "ProcFs.h"
 #include "SeccompFilter.h"
 #include "SyscallBuffer.h"
@@ -128,14 +129,6 @@ bool scheduler_yields_before(const SyscallStop& stop) {
            kSchedulerSyscalls.count(stop.number) != 0;
 }
 
-// The syscall a thread is stopped in (at its entry, or interrupted in it), from its registers.
-SyscallStop syscall_stop_of(const user_regs_struct& registers) {
-    SyscallStop stop;
-    stop.number = static_cast<int>(registers.orig_rax);
-    stop.args = {registers.rdi, registers.rsi, registers.rdx, registers.r10, registers.r8, registers.r9};
-    return stop;
-}
-
 // The register that holds the path argument of `number` (tracer::path_argument).
 unsigned long long& path_register(user_regs_struct& registers, int number) {
     return path_argument(number) == 0 ? registers.rdi : registers.rsi;
@@ -168,82 +161,6 @@ int64_t monotonic_ns() {
     return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
 }
 
-enum class ThreadState {
-    Starting,     // created by clone/fork; its first stop has not been seen yet
-    Running,      // resumed (the token holder, or any thread without deterministic scheduling)
-    Ready,        // ptrace-stopped, waiting for the token
-    Blocked,      // interrupted while blocked in the kernel; retried at later scheduling points
-    Released,     // left asleep in an open that waits for another thread (a FIFO's other end), until its next
-                  // stop
-    Waiting,      // parked at the entry of a syscall that would wait, until the wait is over
-    GroupStopped, // in a job-control stop (PTRACE_LISTEN) until SIGCONT
-    VforkWaiting, // a vfork parent: running in the kernel until its child execs or exits
-    Exiting,      // past PTRACE_EVENT_EXIT, waiting to be reaped
-};
-
-// What the interceptors decided at a syscall's entry.
-struct EntryDecision {
-    SyscallDecision decision = SyscallDecision::run();
-    bool decided = false;
-    bool yield_requested = false;
-    // What the kernel opens or executes instead of the guest's path (SyscallDecision::ReplacePath).
-    std::optional<std::string> path_instead;
-
-    // Nobody decided, or the decision is to let the kernel run the syscall as it is.
-    bool kernel_runs_it() const { return !decided || decision.kind == SyscallDecision::Kind::Run; }
-};
-
-// A syscall entry seen as a seccomp notification that needs a ptrace stop after all
-// (tracer/SyscallNotifications.h): the thread runs it again with the marker in r9.
-struct NotifiedEntry {
-    uint64_t r9 = 0; // the guest's, restored once the kernel's seccomp recheck is past (Thread::guest_r9)
-    bool marked = false;
-    // What the interceptors decided at the notification; none when they were not asked yet.
-    std::optional<EntryDecision> entry;
-};
-
-// The tracer's bookkeeping for one guest thread.
-struct Thread {
-    std::unique_ptr<Task> task;
-    ThreadState state = ThreadState::Starting;
-    int resume_request = PTRACE_CONT;
-    int resume_signal = 0;
-    bool interrupt_requested = false;
-    // PTRACE_INTERRUPTed for the debugger (Session::set_debug_hook's stop requests): its interrupt stop is
-    // the debugger's.
-    bool debugger_stop_requested = false;
-    bool exit_reported = false;
-    // A syscall that runs in the kernel and whose exit stop is awaited.
-    bool awaiting_syscall_exit = false;
-    // Every thread waits for something only the outside world can provide (or the guest is deadlocked):
-    // this one runs its next syscall in the kernel even though it waits.
-    bool wait_in_kernel = false;
-    // The thread gave up the token at its current syscall entry (a scheduling point, or a wait that is
-    // not over), which is handled when it gets the token back.
-    bool entry_deferred = false;
-    // Signals from outside the guest, held back until the thread's next trapped syscall entry so that
-    // where they arrive is an event (a recording can say where; a replay sends them again there).
-    std::deque<SignalEvent> outside_signals;
-    // An outside signal hermit sent to the thread at a syscall entry and whose delivery stop is due.
-    std::optional<SignalEvent> sent_signal;
-    SyscallStop syscall;
-    std::vector<SyscallInterceptor*> exit_interceptors;
-    std::optional<NotifiedEntry> notified;
-    // r9 holds SeccompFilter::kRetraceMarker instead of this, the guest's value (see on_seccomp_stop).
-    std::optional<uint64_t> guest_r9;
-    // The guest's path argument, replaced until the syscall's exit (SyscallDecision::ReplacePath).
-    std::optional<uint64_t> guest_path_argument;
-    // Blocked detection of the token holder.
-    int64_t resumed_at_ns = 0;
-    bool spin_warned = false;
-    // Held at its exit stop until settle_exit lets it go (see on_exit_event), with the status to report.
-    std::optional<int> held_exit_status;
-    // A vfork child: the host tid of its parent, which sleeps in the kernel until this child execs or exits.
-    pid_t vfork_parent = 0;
-    // A vfork child whose parent runs again since it exec'd: it yields at its exec's last stop.
-    bool yield_after_exec = false;
-};
-
 } // namespace
 
 struct Session::State {
@@ -251,15 +168,9 @@ struct Session::State {
     std::vector<SyscallInterceptor*> interceptors;
     std::vector<EventSink*> sinks;
     std::unique_ptr<SchedulePolicy> policy;
-    WaitPredictor waits;
-    // What waits.would_wait answered for stopped threads since a guest thread last ran, by host tid.
-    std::map<pid_t, bool> predictions;
-    // Moves on at every stop but the tracer's own interrupts, every notification, every outside or timer
-    // signal: what can end a wait for children. The answers for those waits, with the epoch they hold in.
-    uint64_t guest_epoch = 0;
-    std::map<pid_t, std::pair<uint64_t, bool>> child_wait_predictions;
 
-    std::map<pid_t, Thread> threads;        // by host tid
+    ThreadTable threads;
+    BlockingModel blocking{threads, policy};
     std::map<pid_t, int> early_first_stops; // first stops of threads whose creation event is not in yet
     LaunchedGuest launched;
     // Whether waitpid may have a status to report: cleared when a WNOHANG waitpid finds none, set by the
@@ -300,14 +211,6 @@ struct Session::State {
     pid_t holder = 0; // host tid of the thread holding the run token, 0 when nobody runs
     int64_t check_interval_ns = kFirstCheckNs;
     int all_blocked_rounds = 0;
-    // Says when the holder leaves its CPU (deterministic scheduling, where the host can count switches);
-    // `holder_switched` is set by its signal, `switches_seen` is its count when the holder was last looked
-    // at.
-    std::optional<ContextSwitchAlarm> switch_alarm;
-    bool holder_switched = false;
-    uint64_t switches_seen = 0;
-    // The holder is looked at because it left its CPU, not because the check interval passed.
-    bool holder_check_after_switch = false;
 
     sigset_t wait_signals{};
     sigset_t saved_mask{};
@@ -379,11 +282,13 @@ struct Session::State {
         }
         before_guest_runs(thread);
         thread.task->flush_registers();
-        predictions.clear();
+        blocking.guest_runs();
         int signal_number = thread.resume_signal;
         thread.resume_signal = 0;
         thread.resumed_at_ns = monotonic_ns();
-        watch_switches(thread);
+        if (holder == thread.task->host_tid()) {
+            blocking.watch_holder(holder);
+        }
         if (thread.state != ThreadState::Exiting && thread.state != ThreadState::VforkWaiting) {
             thread.state = ThreadState::Running;
         }
@@ -397,24 +302,6 @@ struct Session::State {
     }
 
     bool deterministic() const { return options.deterministic_scheduling && !killing; }
-
-    // Whether the holder was switched out since it was last looked at (and it is looked at now).
-    bool holder_left_cpu() {
-        const uint64_t switches = switch_alarm ? switch_alarm->switches(holder) : 0;
-        if (switches == switches_seen) {
-            return false;
-        }
-        switches_seen = switches;
-        holder_check_after_switch = true;
-        return true;
-    }
-
-    // The holder's switches from here on are news: the ones that stopped it so far are not.
-    void watch_switches(Thread& thread) {
-        if (switch_alarm && holder == thread.task->host_tid() && switch_alarm->watch(holder)) {
-            switches_seen = switch_alarm->switches(holder);
-        }
-    }
 
     // The thread stopped for a reason that is not a scheduling point: it keeps the token.
     void keep_running(Thread& thread) {
@@ -440,116 +327,19 @@ struct Session::State {
         }
     }
 
-    // Whether `thread`, stopped, would wait in `call` now. Answers hold until a guest thread runs or a timer
-    // fires: a thread the switch alarm finds asleep is looked at again by the schedule that follows.
-    // A wait for children holds longer: until the guest stops at the tracer, is notified, or gets a signal
-    // from outside or from a timer (a child's exit or stop, or a signal to the waiter, is one of those).
-    bool predicted_to_wait(Thread& thread, const SyscallStop& call) {
-        const pid_t host_tid = thread.task->host_tid();
-        const bool waits_for_children = call.number == SYS_wait4 || call.number == SYS_waitid;
-        if (const auto lasting = child_wait_predictions.find(host_tid);
-            waits_for_children && lasting != child_wait_predictions.end() &&
-            lasting->second.first == guest_epoch) {
-            return lasting->second.second;
-        }
-        auto [prediction, made] = predictions.try_emplace(host_tid, false);
-        if (made) {
-            prediction->second = waits.would_wait(*thread.task, call);
-        }
-        if (waits_for_children) {
-            child_wait_predictions[host_tid] = {guest_epoch, prediction->second};
-        }
-        return prediction->second;
-    }
-
-    bool wait_is_over(Thread& thread) {
-        return deadline_passed(thread) || !predicted_to_wait(thread, thread.syscall);
-    }
-
-    // A parked timed wait or sleep whose deadline virtual time has reached (or may have, under --chaos).
-    bool deadline_passed(const Thread& thread) const {
-        const std::optional<uint64_t> deadline = thread.task->wait_deadline();
-        return deadline && virtual_clock != nullptr &&
-               (policy->perturbs_time() || *deadline <= virtual_clock->elapsed_ns());
-    }
-
-    // The earliest deadline of a parked thread's timed wait or sleep.
-    std::optional<uint64_t> next_wait_deadline() const {
-        std::optional<uint64_t> earliest;
-        for (const auto& [host_tid, thread] : threads) {
-            const std::optional<uint64_t> deadline = thread.task->wait_deadline();
-            if (thread.state == ThreadState::Waiting && deadline && (!earliest || *deadline < *earliest)) {
-                earliest = deadline;
-            }
-        }
-        return earliest;
-    }
-
-    // Every thread waits: virtual time jumps to what comes first, a parked thread's deadline (its wait
-    // times out) or a timer (its signal or expiration may end waits). False when there is neither.
-    bool jump_to_next_deadline() {
-        const std::optional<uint64_t> parked = next_wait_deadline();
-        const std::optional<uint64_t> timer =
-            timer_source != nullptr ? timer_source->next_timer_deadline() : std::nullopt;
-        if (parked && virtual_clock != nullptr && (!timer || *parked <= *timer)) {
-            if (*parked > virtual_clock->elapsed_ns()) {
-                virtual_clock->sleep(*parked - virtual_clock->elapsed_ns());
-            }
-            if (timer_source != nullptr) {
-                timer_source->fire_due_timers();
-            }
-            return true;
-        }
-        return timer && timer_source->advance_to_next_timer();
-    }
-
-    // A thread found blocked in an untrapped syscall (a read of a pipe, eventfd, timerfd or signalfd) is
-    // worth retrying only once the prediction for that syscall says it would not wait; until then it
-    // waits like a parked thread (so virtual time may jump to a timer that ends its wait).
-    bool blocked_wait_is_over(Thread& thread) {
-        return !predicted_to_wait(thread, syscall_stop_of(thread.task->registers()));
-    }
-
-    // The threads that may get the token, sorted by guest tid: ready and blocked threads, and waiting
-    // threads whose wait is over. When there are none, every waiting thread: the guest now waits for the
-    // outside world (or is deadlocked), and the one chosen waits in the kernel.
-    std::vector<Thread*> candidates(bool& only_waiting) {
-        std::vector<Thread*> result;
-        std::vector<Thread*> waiting;
-        for (auto& [host_tid, thread] : threads) {
-            // A held outside signal ends any wait: it is delivered when the thread next runs.
-            const bool signalled = !thread.outside_signals.empty();
-            if (thread.state == ThreadState::Ready) {
-                result.push_back(&thread);
-            } else if (thread.state == ThreadState::Blocked) {
-                (signalled || blocked_wait_is_over(thread) ? result : waiting).push_back(&thread);
-            } else if (thread.state == ThreadState::Waiting) {
-                (signalled || wait_is_over(thread) ? result : waiting).push_back(&thread);
-            }
-        }
-        only_waiting = result.empty() && !waiting.empty();
-        if (only_waiting || policy->follows_recording()) {
-            result.insert(result.end(), waiting.begin(), waiting.end());
-        }
-        std::sort(result.begin(), result.end(),
-                  [](Thread* a, Thread* b) { return a->task->tid() < b->task->tid(); });
-        return result;
-    }
-
     // Hands the token to the next thread. `previous_tid` is the guest tid giving it up (0 if none).
     void schedule(int32_t previous_tid, ScheduleEvent::Reason reason) {
         holder = 0;
         bool only_waiting = false;
         if (timer_source != nullptr && timer_source->fire_due_timers()) {
-            predictions.clear();
-            ++guest_epoch;
+            blocking.time_moved();
         }
-        std::vector<Thread*> runnable = candidates(only_waiting);
-        for (int jumps = 0; only_waiting && jumps < kMaxTimerJumps && jump_to_next_deadline(); ++jumps) {
+        std::vector<Thread*> runnable = blocking.candidates(only_waiting);
+        for (int jumps = 0; only_waiting && jumps < kMaxTimerJumps && blocking.jump_to_next_deadline();
+             ++jumps) {
             // Nothing can happen before the next deadline: a wait times out, or a timer's signal ends one.
-            predictions.clear();
-            ++guest_epoch;
-            runnable = candidates(only_waiting);
+            blocking.time_moved();
+            runnable = blocking.candidates(only_waiting);
         }
         if (runnable.empty()) {
             return; // the event loop waits for a thread to become ready
@@ -606,7 +396,7 @@ struct Session::State {
     // ---- stop handlers ----
     void on_seccomp_stop(Thread& thread) {
         Task& task = *thread.task;
-        SyscallStop stop = syscall_stop_of(task.registers());
+        SyscallStop stop = syscall_of(task.registers());
         const std::optional<NotifiedEntry> notified = std::exchange(thread.notified, std::nullopt);
         const bool after_notification = notified && stop.args[5] == SeccompFilter::kRetraceMarker;
         if (after_notification) {
@@ -685,8 +475,8 @@ struct Session::State {
         thread.resume_request = PTRACE_CONT;
         const bool wait_in_kernel = std::exchange(thread.wait_in_kernel, false);
         const bool retried = decision.kind == SyscallDecision::Kind::Retry;
-        const bool waits_now =
-            retried || (!entry.decided && deterministic() && !wait_in_kernel && waits.would_wait(task, stop));
+        const bool waits_now = retried || (!entry.decided && deterministic() && !wait_in_kernel &&
+                                           blocking.would_wait(task, stop));
         const std::optional<uint64_t> deadline = task.wait_deadline();
         task.set_wait_deadline(std::nullopt);
         if (waits_now && deadline && !retried) {
@@ -745,7 +535,7 @@ struct Session::State {
             return;
         }
         thread->task->forget_stop(); // the thread ran since its last stop
-        ++guest_epoch;
+        blocking.guest_moved();
         take_buffered_calls(*thread);
         const SyscallStop& stop = notification->stop;
         std::optional<EntryDecision> entry;
@@ -793,7 +583,8 @@ struct Session::State {
             return entry.kernel_runs_it() && !entry.yield_requested && thread.exit_interceptors.empty();
         }
         return entry.kernel_runs_it() && !entry.yield_requested && thread.exit_interceptors.empty() &&
-               sinks.empty() && (entry.decided || !deterministic() || !waits.would_wait(*thread.task, stop));
+               sinks.empty() &&
+               (entry.decided || !deterministic() || !blocking.would_wait(*thread.task, stop));
     }
 
     // A notified syscall the kernel would run with its exit watched (a recording or a replay needs its
@@ -1360,13 +1151,7 @@ struct Session::State {
         }
         report_exit(*thread, thread->held_exit_status.value_or(shell_status(status)));
         int32_t tid = thread->task->tid();
-        if (host_tid == thread->task->host_pid()) {
-            waits.forget(host_tid);
-        }
-        if (switch_alarm) {
-            switch_alarm->forget(host_tid);
-        }
-        child_wait_predictions.erase(host_tid);
+        blocking.forget(host_tid, host_tid == thread->task->host_pid());
         threads.erase(host_tid);
         if (holder == host_tid && deterministic()) {
             schedule(tid, ScheduleEvent::Reason::Exited);
@@ -1519,7 +1304,7 @@ struct Session::State {
                     return;
                 }
                 thread.outside_signals.push_back(*outside);
-                ++guest_epoch;
+                blocking.guest_moved();
                 thread.resume_signal = 0;
                 keep_running(thread);
                 return;
@@ -1556,7 +1341,7 @@ struct Session::State {
     void handle_status(pid_t host_tid, int status) {
         spdlog::trace("wait status {:#x} of thread {} (token holder {})", status, host_tid, holder);
         if (WIFEXITED(status) || WIFSIGNALED(status)) {
-            ++guest_epoch;
+            blocking.guest_moved();
             on_gone(host_tid, status);
             return;
         }
@@ -1581,7 +1366,7 @@ struct Session::State {
         }
         thread->task->forget_stop(); // the thread ran since its last stop
         if (event != PTRACE_EVENT_STOP || !thread->interrupt_requested) {
-            ++guest_epoch;
+            blocking.guest_moved();
         }
         if (event != PTRACE_EVENT_EXEC) {
             // After an exec the buffer's address names the new program's memory; the old program's calls
@@ -1663,7 +1448,7 @@ struct Session::State {
                 }
                 statuses_pending = pid != 0;
             }
-            if (std::exchange(holder_switched, false) && holder_left_cpu()) {
+            if (blocking.holder_left_cpu(holder)) {
                 return std::nullopt;
             }
             const int64_t remaining = timeout_ns < 0 ? -1 : std::max<int64_t>(deadline - monotonic_ns(), 0);
@@ -1724,7 +1509,7 @@ struct Session::State {
             if (received[index].ssi_signo == SIGCHLD) {
                 statuses_pending = true;
             } else if (received[index].ssi_signo == ContextSwitchAlarm::kSignal) {
-                holder_switched = true;
+                blocking.on_switch_signal();
             } else {
                 termination_signal = static_cast<int>(received[index].ssi_signo);
                 termination_sender = static_cast<pid_t>(received[index].ssi_pid);
@@ -1845,7 +1630,7 @@ struct Session::State {
             yield(*thread, ScheduleEvent::Reason::Blocked, ThreadState::Released);
             return;
         }
-        const bool after_switch = std::exchange(holder_check_after_switch, false);
+        const bool after_switch = blocking.take_check_after_switch();
         if (state == 'S' && current && after_switch && !interrupting_helps(*thread)) {
             return; // nothing could use the token now; the check interval looks again
         }
@@ -1856,7 +1641,8 @@ struct Session::State {
         }
         check_interval_ns = std::min(check_interval_ns * 2, kMaxCheckNs);
         // A parked sleep waits for virtual time, which a thread that makes no syscalls does not move.
-        if (state == 'R' && !thread->spin_warned && (others_can_run() || next_wait_deadline()) &&
+        if (state == 'R' && !thread->spin_warned &&
+            (blocking.others_can_run(holder) || blocking.next_wait_deadline()) &&
             monotonic_ns() - thread->resumed_at_ns > kSpinWarningNs) {
             thread->spin_warned = true;
             // Once per thread: without a PMU nothing can preempt it deterministically, and if it waits for
@@ -1887,47 +1673,8 @@ struct Session::State {
     // then hands the token round, with its back-off, instead of a switch each time.
     bool interrupting_helps(const Thread& holding) {
         const bool timers_armed = timer_source != nullptr && timer_source->armed();
-        return timers_armed || next_wait_deadline() || !holding.outside_signals.empty() ||
-               (!holding.wait_in_kernel && others_can_run());
-    }
-
-    // Whether a thread other than the holder could run now: it is ready (and its syscall, if it stopped at
-    // one, would not wait), or its wait is over by the prediction of what it waits in, or a signal is held
-    // for it.
-    bool others_can_run() {
-        return std::any_of(threads.begin(), threads.end(), [this](auto& entry) {
-            Thread& thread = entry.second;
-            if (entry.first == holder) {
-                return false;
-            }
-            if (!thread.outside_signals.empty()) {
-                return thread.state == ThreadState::Ready || thread.state == ThreadState::Blocked ||
-                       thread.state == ThreadState::Waiting;
-            }
-            if (thread.state == ThreadState::Ready) {
-                // One that gave up the token at a syscall's entry (a shell's wait4) would only park there.
-                const SyscallStop next = syscall_stop_of(thread.task->registers());
-                return !thread.entry_deferred || !WaitPredictor::predicts(next) ||
-                       !predicted_to_wait(thread, next);
-            }
-            if (thread.state == ThreadState::Waiting) {
-                return wait_is_over(thread);
-            }
-            if (thread.state == ThreadState::Blocked) {
-                const SyscallStop blocked_in = syscall_stop_of(thread.task->registers());
-                return WaitPredictor::predicts(blocked_in) && !predicted_to_wait(thread, blocked_in);
-            }
-            return false;
-        });
-    }
-
-    // Whether a thread other than the holder could use the token.
-    bool others_want_token() {
-        return std::any_of(threads.begin(), threads.end(), [this](const auto& entry) {
-            const ThreadState state = entry.second.state;
-            return entry.first != holder && (state == ThreadState::Ready || state == ThreadState::Blocked ||
-                                             state == ThreadState::Waiting);
-        });
+        return timers_armed || blocking.next_wait_deadline() || !holding.outside_signals.empty() ||
+               (!holding.wait_in_kernel && blocking.others_can_run(holder));
     }
 
     // How long to let the holder run before checking on it; negative when neither another thread nor a
@@ -1941,7 +1688,9 @@ struct Session::State {
         Thread* holding = find(holder);
         // A signal held for the holder must interrupt it if it blocks in a syscall nothing traps.
         const bool signal_held = holding != nullptr && !holding->outside_signals.empty();
-        return others_want_token() || timers_armed || holds_exits() || signal_held ? check_interval_ns : -1;
+        return blocking.others_want_token(holder) || timers_armed || holds_exits() || signal_held
+                   ? check_interval_ns
+                   : -1;
     }
 
     bool holds_exits() const {
@@ -2071,7 +1820,7 @@ struct Session::State {
     // group, as a terminal would (the guest's handlers run, at a deterministic point: an outside signal);
     // another one, or any in a replay, ends the guest outright.
     void on_termination_signal(int signal_number) {
-        ++guest_epoch;
+        blocking.guest_moved();
         if (options.interactive && forwarded_termination == 0 && launched.guest > 0) {
             forwarded_termination = signal_number;
             forwarded_sender = termination_sender;
@@ -2163,10 +1912,12 @@ void Session::set_time_source(std::function<uint64_t()> now) {
 
 void Session::set_virtual_clock(virt::VirtualClock* clock) {
     state_->virtual_clock = clock;
+    state_->blocking.set_virtual_clock(clock);
 }
 
 void Session::set_timer_source(TimerSource* timers) {
     state_->timer_source = timers;
+    state_->blocking.set_timer_source(timers);
 }
 
 int Session::terminated_by() const {
@@ -2265,8 +2016,7 @@ int Session::run() {
     // debugger that can stop the guest, termination is the debugger's to handle (it ends the session).
     sigemptyset(&state.wait_signals);
     sigaddset(&state.wait_signals, SIGCHLD);
-    if (options.deterministic_scheduling && ContextSwitchAlarm::available()) {
-        state.switch_alarm.emplace();
+    if (options.deterministic_scheduling && state.blocking.enable_switch_alarm()) {
         sigaddset(&state.wait_signals, ContextSwitchAlarm::kSignal);
     }
     if (state.debugger_stop_requests < 0) {
@@ -2291,7 +2041,7 @@ int Session::run() {
     state.emit(initial, ScheduleEvent{0, ScheduleEvent::Reason::Started});
     state.holder = state.launched.guest;
     initial.resumed_at_ns = monotonic_ns();
-    state.watch_switches(initial);
+    state.blocking.watch_holder(state.holder);
     std::optional<TerminalForeground> foreground;
     if (options.interactive) {
         foreground.emplace(state.launched.guest);

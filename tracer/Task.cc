@@ -173,6 +173,13 @@ void Task::run_to_syscall_exit() {
     registers_valid_ = false;
 }
 
+SyscallStop syscall_of(const user_regs_struct& registers) {
+    SyscallStop stop;
+    stop.number = static_cast<int>(registers.orig_rax);
+    stop.args = {registers.rdi, registers.rsi, registers.rdx, registers.r10, registers.r8, registers.r9};
+    return stop;
+}
+
 user_regs_struct syscall_registers(const user_regs_struct& at, int number,
                                    const std::array<uint64_t, 6>& args) {
     user_regs_struct call = at;

@@ -5,6 +5,7 @@
 
 #include "GuestMemory.h"
 #include "SharedMemory.h"
+#include "SyscallInterceptor.h"
 #include "formats/FileIo.h"
 
 #include <sys/stat.h>
@@ -169,6 +170,9 @@ private:
     uint64_t context_epoch_ = 0;
     FileSystemContext context_;
 };
+
+// The syscall a thread is stopped in (at its entry, or interrupted in it), from its registers.
+SyscallStop syscall_of(const user_regs_struct& registers);
 
 // `at` with the registers that make its syscall instruction call `number(args...)`.
 user_regs_struct syscall_registers(const user_regs_struct& at, int number,
