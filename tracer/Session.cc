@@ -269,9 +269,14 @@ struct Session::State {
     // ---- resuming ----
     // The same whether the thread leaves a ptrace stop or a notification: the guest sees what it would
     // have seen after the stop (the vDSO clock page's values).
+    // The holder's switches so far (the one that stopped it, or that it made waiting for a notification's
+    // answer) are no news for the alarm: only those after it goes on are.
     void before_guest_runs(Thread& thread) {
         for (SyscallInterceptor* interceptor : interceptors) {
             interceptor->on_resume(*thread.task);
+        }
+        if (holder == thread.task->host_tid()) {
+            blocking.watch_holder(holder);
         }
     }
 
@@ -286,9 +291,6 @@ struct Session::State {
         int signal_number = thread.resume_signal;
         thread.resume_signal = 0;
         thread.resumed_at_ns = monotonic_ns();
-        if (holder == thread.task->host_tid()) {
-            blocking.watch_holder(holder);
-        }
         if (thread.state != ThreadState::Exiting && thread.state != ThreadState::VforkWaiting) {
             thread.state = ThreadState::Running;
         }
@@ -1611,6 +1613,7 @@ struct Session::State {
             return;
         }
         pid_t host_tid = thread->task->host_tid();
+        const bool after_switch = blocking.take_check_after_switch();
         if (holds_exits()) {
             const std::optional<SyscallStop> sleeping_in = procfs::current_syscall(host_tid);
             if (sleeping_in && (sleeping_in->number == SYS_execve || sleeping_in->number == SYS_execveat)) {
@@ -1630,7 +1633,6 @@ struct Session::State {
             yield(*thread, ScheduleEvent::Reason::Blocked, ThreadState::Released);
             return;
         }
-        const bool after_switch = blocking.take_check_after_switch();
         if (state == 'S' && current && after_switch && !interrupting_helps(*thread)) {
             return; // nothing could use the token now; the check interval looks again
         }
