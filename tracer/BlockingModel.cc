@@ -122,9 +122,7 @@ bool BlockingModel::jump_to_next_deadline() {
     const std::optional<uint64_t> parked = next_wait_deadline();
     const std::optional<uint64_t> timer = timers_ != nullptr ? timers_->next_timer_deadline() : std::nullopt;
     if (parked && clock_ != nullptr && (!timer || *parked <= *timer)) {
-        if (*parked > clock_->elapsed_ns()) {
-            clock_->sleep(*parked - clock_->elapsed_ns());
-        }
+        clock_->sleep_until(*parked);
         if (timers_ != nullptr) {
             timers_->fire_due_timers();
         }

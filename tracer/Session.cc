@@ -484,9 +484,7 @@ struct Session::State {
         if (waits_now && deadline && !retried) {
             // Back with the token and its wait not over: its time is up (the schedule's jump to the
             // deadline let it run, or, replaying, the recorded schedule did, and the clock goes there now).
-            if (*deadline > virtual_clock->elapsed_ns()) {
-                virtual_clock->sleep(*deadline - virtual_clock->elapsed_ns());
-            }
+            virtual_clock->sleep_until(*deadline);
             decision = SyscallDecision::emulate(WaitPredictor::time_out(task, stop));
         } else if (waits_now) {
             if (deadline) {

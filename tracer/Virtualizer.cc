@@ -357,9 +357,7 @@ SyscallDecision Virtualizer::sleep(Task& task, int64_t duration_ns, uint64_t rem
         }
         return failed(EINTR);
     }
-    if (*deadline > clock_.elapsed_ns()) {
-        clock_.sleep(*deadline - clock_.elapsed_ns());
-    }
+    clock_.sleep_until(*deadline);
     SyscallDecision decision = emulated(0);
     decision.yield = true;
     return decision;
@@ -451,9 +449,7 @@ bool Virtualizer::advance_to_next_timer() {
     if (!deadline) {
         return false;
     }
-    if (*deadline > clock_.elapsed_ns()) {
-        clock_.sleep(*deadline - clock_.elapsed_ns());
-    }
+    clock_.sleep_until(*deadline);
     fire_due_timers();
     return true;
 }

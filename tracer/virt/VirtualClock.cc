@@ -1,5 +1,7 @@
 #include "VirtualClock.h"
 
+#include <algorithm>
+
 namespace hermit::tracer::virt {
 
 void VirtualClock::tick() {
@@ -9,6 +11,10 @@ void VirtualClock::tick() {
 
 void VirtualClock::sleep(uint64_t duration_ns) {
     elapsed_ns_ += duration_ns;
+}
+
+void VirtualClock::sleep_until(uint64_t deadline_ns) {
+    elapsed_ns_ = std::max(elapsed_ns_, deadline_ns);
 }
 
 std::optional<int64_t> VirtualClock::read(clockid_t clock) const {

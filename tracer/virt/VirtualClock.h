@@ -38,6 +38,8 @@ public:
     void tick();
     // The guest slept for `duration_ns`.
     void sleep(uint64_t duration_ns);
+    // The guest slept until elapsed time `deadline_ns` (a deadline already passed moves nothing).
+    void sleep_until(uint64_t deadline_ns);
 
     // The value of a guest clock, or nullopt for a clock id the kernel would reject with EINVAL.
     std::optional<int64_t> read(clockid_t clock) const;
