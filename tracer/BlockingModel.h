@@ -38,7 +38,8 @@ public:
     void set_timer_source(TimerSource* timers) { timers_ = timers; }
 
     // ---- what the guest did, which predictions depend on ----
-    // A guest thread runs again: every prediction may change.
+    // A guest thread runs again, or ran up to a stop or a notification: every prediction may change.
+    // (One made while the holder runs, by a check on it, is only good until the holder's next stop.)
     void guest_runs() { predictions_.clear(); }
     // The guest stopped at the tracer, was notified, or got a signal from outside or a timer: a wait for
     // children may be over.

@@ -529,6 +529,7 @@ struct Session::State {
         if (!notification) {
             return;
         }
+        blocking.guest_runs(); // as at a stop (handle_status)
         Thread* thread = find(notification->host_tid);
         if (thread == nullptr || killing || !program_started) {
             notifications.run_in_kernel(notification->id);
@@ -1340,6 +1341,9 @@ struct Session::State {
 
     void handle_status(pid_t host_tid, int status) {
         spdlog::trace("wait status {:#x} of thread {} (token holder {})", status, host_tid, holder);
+        // The thread ran up to this stop: what was predicted meanwhile (a check on the running holder) may
+        // be stale already.
+        blocking.guest_runs();
         if (WIFEXITED(status) || WIFSIGNALED(status)) {
             blocking.guest_moved();
             on_gone(host_tid, status);
