@@ -138,9 +138,15 @@ bool BlockingModel::enable_switch_alarm() {
     return switch_alarm_.has_value();
 }
 
-void BlockingModel::watch_holder(pid_t holder) {
-    if (switch_alarm_ && switch_alarm_->watch(holder)) {
-        switches_seen_ = switch_alarm_->switches(holder);
+void BlockingModel::watch_holder(const Thread& holder) {
+    if (!switch_alarm_) {
+        return;
+    }
+    const pid_t host_tid = holder.task->host_tid();
+    if (holder.sleeps_untrapped && switch_alarm_->watch(host_tid)) {
+        switches_seen_ = switch_alarm_->switches(host_tid);
+    } else {
+        switch_alarm_->unwatch();
     }
 }
 

@@ -86,8 +86,9 @@ public:
     bool enable_switch_alarm();
     // The signal came: the holder may have been switched out.
     void on_switch_signal() { switch_signalled_ = true; }
-    // The holder is resumed: its switches from here on are news, those that stopped it so far are not.
-    void watch_holder(pid_t holder);
+    // The holder is resumed: when it is a thread that sleeps in untrapped syscalls, its switches from here
+    // on are news (those that stopped it so far are not); otherwise no thread is watched.
+    void watch_holder(const Thread& holder);
     // Whether the holder was switched out since it was last looked at (once per signal).
     bool holder_left_cpu(pid_t holder);
     // Whether the holder is being looked at because it left its CPU, not because a check interval passed

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@ int open_switch_counter(pid_t host_tid) {
     attributes.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
     attributes.sample_period = 1;
     attributes.wakeup_events = 1;
+    attributes.disabled = 1;
     return static_cast<int>(
         syscall(SYS_perf_event_open, &attributes, host_tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
 }
@@ -39,18 +41,36 @@ bool ContextSwitchAlarm::available() {
 }
 
 bool ContextSwitchAlarm::watch(pid_t host_tid) {
-    if (events_.contains(host_tid)) {
+    if (watched_ == host_tid) {
         return true;
     }
-    UniqueFd event(open_switch_counter(host_tid));
-    if (event.get() < 0 || !signal_caller(event.get())) {
+    unwatch();
+    auto found = events_.find(host_tid);
+    if (found == events_.end()) {
+        UniqueFd event(open_switch_counter(host_tid));
+        if (event.get() < 0 || !signal_caller(event.get())) {
+            return false;
+        }
+        found = events_.emplace(host_tid, std::move(event)).first;
+    }
+    if (ioctl(found->second.get(), PERF_EVENT_IOC_ENABLE, 0) != 0) {
         return false;
     }
-    events_.emplace(host_tid, std::move(event));
+    watched_ = host_tid;
     return true;
 }
 
+void ContextSwitchAlarm::unwatch() {
+    if (const auto found = events_.find(watched_); found != events_.end()) {
+        ioctl(found->second.get(), PERF_EVENT_IOC_DISABLE, 0);
+    }
+    watched_ = 0;
+}
+
 void ContextSwitchAlarm::forget(pid_t host_tid) {
+    if (watched_ == host_tid) {
+        watched_ = 0;
+    }
     events_.erase(host_tid);
 }
 

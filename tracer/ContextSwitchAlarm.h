@@ -8,7 +8,8 @@
 // watched thread's switches with a period of one, and each overflow raises kSignal at the tracing thread
 // (O_ASYNC with F_SETOWN_EX), which blocks it and reads it from its signalfd. A switch is also a preemption
 // or a ptrace stop, so the signal only says "look now"; the thread's state in /proc says what happened.
-// One thread is watched at a time: the token's holder.
+// One thread is watched at a time: the token's holder, when it is a thread that sleeps in untrapped syscalls
+// (every watched stop is a switch too, news to dismiss).
 
 #include "formats/FileIo.h"
 
@@ -28,17 +29,19 @@ public:
     // Whether this host lets the tracer count a thread's context switches (probed once per process).
     static bool available();
 
-    // From now on, kSignal comes to the calling thread whenever `host_tid` is switched out. A thread
-    // watched before stays watched: one that does not hold the token is stopped, and switches no more.
-    // False when the event cannot be made.
+    // From now on, kSignal comes to the calling thread whenever `host_tid` is switched out, and no more
+    // for the thread watched before. False when the event cannot be made.
     bool watch(pid_t host_tid);
+    // No thread is watched.
+    void unwatch();
     // The thread is gone: its event is closed.
     void forget(pid_t host_tid);
     // How many times `host_tid` was switched out since it is watched (0 when it is not).
     uint64_t switches(pid_t host_tid) const;
 
 private:
-    std::map<pid_t, UniqueFd> events_;
+    std::map<pid_t, UniqueFd> events_; // opened disabled; only the watched one is enabled
+    pid_t watched_ = 0;
 };
 
 } // namespace hermit::tracer

@@ -87,6 +87,10 @@ struct Thread {
     // Blocked detection of the token holder.
     int64_t resumed_at_ns = 0;
     bool spin_warned = false;
+    // Found asleep in the kernel in a syscall nothing traps (a pipe, a socket): from then on its context
+    // switches are watched while it holds the token, so its next such sleep is seen at once. A thread that
+    // never sleeps so (a compiler) is not watched: each of its stops would be a switch to dismiss.
+    bool sleeps_untrapped = false;
     // Held at its exit stop until settle_exit lets it go (see on_exit_event), with the status to report.
     std::optional<int> held_exit_status;
     // A vfork child: the host tid of its parent, which sleeps in the kernel until this child execs or exits.

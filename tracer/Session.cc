@@ -276,7 +276,7 @@ struct Session::State {
             interceptor->on_resume(*thread.task);
         }
         if (holder == thread.task->host_tid()) {
-            blocking.watch_holder(holder);
+            blocking.watch_holder(thread);
         }
     }
 
@@ -1616,6 +1616,9 @@ struct Session::State {
         }
         pid_t host_tid = thread->task->host_tid();
         const bool after_switch = blocking.take_check_after_switch();
+        if (after_switch && notifications.pending()) {
+            return; // most likely it waits for that notification's answer, the tracer's next job
+        }
         if (holds_exits()) {
             const std::optional<SyscallStop> sleeping_in = procfs::current_syscall(host_tid);
             if (sleeping_in && (sleeping_in->number == SYS_execve || sleeping_in->number == SYS_execveat)) {
@@ -1634,6 +1637,9 @@ struct Session::State {
             // kernel, and rejoins the schedule at its next stop.
             yield(*thread, ScheduleEvent::Reason::Blocked, ThreadState::Released);
             return;
+        }
+        if (state == 'S' && current && !std::exchange(thread->sleeps_untrapped, true)) {
+            blocking.watch_holder(*thread); // its next sleep is seen at once
         }
         if (state == 'S' && current && after_switch && !interrupting_helps(*thread)) {
             return; // nothing could use the token now; the check interval looks again
@@ -2045,7 +2051,7 @@ int Session::run() {
     state.emit(initial, ScheduleEvent{0, ScheduleEvent::Reason::Started});
     state.holder = state.launched.guest;
     initial.resumed_at_ns = monotonic_ns();
-    state.blocking.watch_holder(state.holder);
+    state.blocking.watch_holder(initial);
     std::optional<TerminalForeground> foreground;
     if (options.interactive) {
         foreground.emplace(state.launched.guest);
