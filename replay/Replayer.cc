@@ -225,7 +225,8 @@ tracer::SyscallDecision Replayer::on_entry(tracer::Task& task, const tracer::Sys
         pending.retried = true;
         send_signal_that_ends_wait(task, stop);
         for (tracer::SyscallInterceptor* follower : followers_) {
-            follower->on_entry_answered_in_front(task, stop); // a sleep's first entry moved the clock
+            follower->on_entry_answered_in_front(task, stop,
+                                                 recorded.result); // a sleep's first entry moved the clock
         }
         return tracer::SyscallDecision::retry();
     }
@@ -317,7 +318,7 @@ tracer::SyscallDecision Replayer::emulate_input(tracer::Task& task, const tracer
 tracer::SyscallDecision Replayer::emulate(tracer::Task& task, const tracer::SyscallStop& stop,
                                           int64_t result) {
     for (tracer::SyscallInterceptor* follower : followers_) {
-        follower->on_entry_answered_in_front(task, stop);
+        follower->on_entry_answered_in_front(task, stop, result);
     }
     return tracer::SyscallDecision::emulate(result);
 }

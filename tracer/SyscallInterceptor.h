@@ -128,9 +128,11 @@ public:
     virtual bool answers_untraced(Task& /*task*/, const SyscallStop& /*stop*/) { return false; }
     // An interceptor in front (the replayer) answered this syscall from its recording, so on_entry() is not
     // asked: update what seeing the syscall updates (the Virtualizer's clock) as during the recording, but
-    // act on nothing outside (the guest's memory holds the recorded answer). By default on_entry(), whose
-    // answer is ignored.
-    virtual void on_entry_answered_in_front(Task& task, const SyscallStop& stop) { on_entry(task, stop); }
+    // act on nothing outside (the guest's memory holds the recorded answer, `result` is its result or
+    // SyscallEvent::kRetried). By default on_entry(), whose answer is ignored.
+    virtual void on_entry_answered_in_front(Task& task, const SyscallStop& stop, int64_t /*result*/) {
+        on_entry(task, stop);
+    }
     // A call the thread made in its syscall buffer since its last stop, about to be emitted as an event
     // (tracer/SyscallBuffer.h): the replayer keeps its view of the file system in step.
     virtual void on_buffered_syscall(Task& /*task*/, const SyscallEvent& /*call*/) {}

@@ -5,7 +5,6 @@
 #include "SyscallTable.h"
 #include "Task.h"
 #include "virt/AuxiliaryVector.h"
-#include "virt/DirectoryListing.h"
 #include "virt/HostProbe.h"
 #include "virt/VdsoPatcher.h"
 
@@ -24,6 +23,7 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -113,7 +113,7 @@ const std::map<int, Virtualizer::Emulation>& Virtualizer::emulations() {
 Virtualizer::Virtualizer(const VirtualizationOptions& options)
     : host_(virt::probe_host()), sink_(options.sink), clock_(options.epoch_ns),
       guest_random_(options.seed, virt::GuestRandom::Stream::GuestData), instructions_(cpuid_, clock_),
-      stat_rewriter_(inodes_, options.epoch_ns), files_(guest_random_, clock_) {
+      metadata_(clock_), files_(guest_random_, clock_) {
     virt::enforce_host_requirements(host_, options.strict);
 }
 
@@ -125,7 +125,7 @@ std::set<int> Virtualizer::trapped_syscalls() const {
     numbers.erase(SYS_open);
     numbers.erase(SYS_openat);
     numbers.insert(virt::StatInTracer::stat_syscalls().begin(), virt::StatInTracer::stat_syscalls().end());
-    numbers.insert(SYS_getdents64);
+    numbers.insert({SYS_getdents64, SYS_utimensat, SYS_futimesat, SYS_utimes, SYS_utime});
     return numbers;
 }
 
@@ -133,9 +133,27 @@ std::set<int> Virtualizer::trapped_syscalls() const {
 // Not the sleeps, timers and timerfds: they move the clock or arm signals, or need their exit.
 std::set<int> Virtualizer::notifiable_syscalls() const {
     std::set<int> numbers = virt::StatInTracer::stat_syscalls();
-    numbers.insert({SYS_open, SYS_openat, SYS_getdents64, SYS_clock_gettime, SYS_clock_getres,
-                    SYS_gettimeofday, SYS_time, SYS_getrandom, SYS_uname, SYS_sysinfo, SYS_sched_getaffinity,
-                    SYS_getcpu, SYS_rseq, SYS_times, SYS_getrusage, SYS_bind, SYS_connect});
+    numbers.insert({SYS_open,
+                    SYS_openat,
+                    SYS_getdents64,
+                    SYS_clock_gettime,
+                    SYS_clock_getres,
+                    SYS_gettimeofday,
+                    SYS_time,
+                    SYS_getrandom,
+                    SYS_uname,
+                    SYS_sysinfo,
+                    SYS_sched_getaffinity,
+                    SYS_getcpu,
+                    SYS_rseq,
+                    SYS_times,
+                    SYS_getrusage,
+                    SYS_bind,
+                    SYS_connect,
+                    SYS_utimensat,
+                    SYS_futimesat,
+                    SYS_utimes,
+                    SYS_utime});
     return numbers;
 }
 
@@ -154,6 +172,10 @@ std::vector<ConditionalTrap> Virtualizer::conditionally_trapped_syscalls() const
 }
 
 SyscallDecision Virtualizer::on_entry(Task& task, const SyscallStop& stop) {
+    if (virt::FileMetadata::sets_file_times(stop.number)) {
+        metadata_.on_set_file_times(task, stop);
+        return SyscallDecision::pass(); // not a question: the clock stays
+    }
     const bool rewritten_at_exit =
         virt::StatInTracer::is_stat_syscall(stop.number) || stop.number == SYS_getdents64;
     const auto row = emulations().find(stop.number);
@@ -171,7 +193,7 @@ SyscallDecision Virtualizer::on_entry(Task& task, const SyscallStop& stop) {
     spdlog::trace("virtual time {} ns: syscall {} of thread {}", clock_.elapsed_ns(), stop.number,
                   task.tid());
     if (virt::StatInTracer::is_stat_syscall(stop.number)) {
-        return emulate_stat(task, stop);
+        return metadata_.emulate_stat(task, stop);
     }
     if (rewritten_at_exit) {
         return SyscallDecision::stop_at_exit();
@@ -179,7 +201,7 @@ SyscallDecision Virtualizer::on_entry(Task& task, const SyscallStop& stop) {
     return (this->*(row->second))(task, stop);
 }
 
-void Virtualizer::on_entry_answered_in_front(Task& task, const SyscallStop& stop) {
+void Virtualizer::on_entry_answered_in_front(Task& task, const SyscallStop& stop, int64_t result) {
     if (!virt::StatInTracer::is_stat_syscall(stop.number)) {
         on_entry(task, stop);
         return;
@@ -187,6 +209,7 @@ void Virtualizer::on_entry_answered_in_front(Task& task, const SyscallStop& stop
     // As on_entry(), without looking at the host's file.
     vdso_page_.fold(task, clock_);
     clock_.tick();
+    metadata_.on_recorded_stat(task, stop, result);
 }
 
 void Virtualizer::on_resume(Task& task) {
@@ -206,9 +229,9 @@ void Virtualizer::on_exit(Task& task, const SyscallStop& stop, int64_t& result) 
         return;
     }
     if (virt::StatInTracer::is_stat_syscall(stop.number)) {
-        rewrite_stat_result(task, stop);
+        metadata_.rewrite_stat_result(task, stop);
     } else if (stop.number == SYS_getdents64) {
-        rewrite_directory_entries(task, stop, result);
+        metadata_.rewrite_directory_entries(task, stop, result);
     }
 }
 
@@ -791,53 +814,6 @@ void Virtualizer::finish_redirected_open(Task& task, int64_t result) {
         seek_guest_descriptor(task.host_pid(), static_cast<int>(result), pending->second.start_offset);
     }
     pending_opens_.erase(pending);
-}
-
-SyscallDecision Virtualizer::emulate_stat(Task& task, const SyscallStop& stop) {
-    auto answer = stat_in_tracer_.answer(task, stop);
-    if (!answer) {
-        return SyscallDecision::stop_at_exit(); // rewrite_stat_result
-    }
-    if (answer->error != 0) {
-        return SyscallDecision::emulate_outside_input(-answer->error);
-    }
-    const bool written = std::visit(
-        [&](auto& status) {
-            stat_rewriter_.rewrite(status);
-            return task.write_value(answer->address, status);
-        },
-        answer->status);
-    // An unwritable buffer: the kernel tells the guest (EFAULT), from the exit-stop path.
-    return written ? SyscallDecision::emulate_outside_input(0) : SyscallDecision::stop_at_exit();
-}
-
-void Virtualizer::rewrite_stat_result(Task& task, const SyscallStop& stop) {
-    if (stop.number == SYS_statx) {
-        auto status = task.read_value<struct statx>(stop.args[4]);
-        if (status) {
-            stat_rewriter_.rewrite(*status);
-            task.write_value(stop.args[4], *status);
-        }
-        return;
-    }
-    const uint64_t address = stop.number == SYS_newfstatat ? stop.args[2] : stop.args[1];
-    auto status = task.read_value<struct stat>(address);
-    if (status) {
-        stat_rewriter_.rewrite(*status);
-        task.write_value(address, *status);
-    }
-}
-
-void Virtualizer::rewrite_directory_entries(Task& task, const SyscallStop& stop, int64_t result) {
-    struct stat directory {};
-    const std::string fd_path = procfs::descriptor_link(task.host_tid(), static_cast<int>(stop.args[0]));
-    if (stat(fd_path.c_str(), &directory) != 0) {
-        return;
-    }
-    auto entries = task.read_bytes(stop.args[1], static_cast<size_t>(result));
-    if (entries && virt::virtualize_directory_entries(*entries, directory.st_dev, inodes_)) {
-        task.write(stop.args[1], entries->data(), entries->size());
-    }
 }
 
 } // namespace hermit::tracer

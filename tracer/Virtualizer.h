@@ -16,12 +16,12 @@
 #include "virt/AlarmTimers.h"
 #include "virt/CpuidTable.h"
 #include "virt/EphemeralPorts.h"
+#include "virt/FileMetadata.h"
 #include "virt/GuestRandom.h"
 #include "virt/InodeTable.h"
 #include "virt/InstructionEmulator.h"
 #include "virt/PosixTimers.h"
 #include "virt/StatInTracer.h"
-#include "virt/StatRewriter.h"
 #include "virt/TimerFds.h"
 #include "virt/VdsoClockPage.h"
 #include "virt/VirtualClock.h"
@@ -63,7 +63,7 @@ public:
     SyscallDecision on_entry(Task& task, const SyscallStop& stop) override;
     // An open of a random device that file_overlays() mounted over: the kernel opens the file.
     bool answers_untraced(Task& task, const SyscallStop& stop) override;
-    void on_entry_answered_in_front(Task& task, const SyscallStop& stop) override;
+    void on_entry_answered_in_front(Task& task, const SyscallStop& stop, int64_t result) override;
     void on_resume(Task& task) override; // the vDSO clock page (VdsoClockPage)
     void on_opened_for_guest(Task& task, const SyscallStop& stop, int file,
                              const OpenedFileInfo& info) override;
@@ -125,11 +125,6 @@ private:
     // Port 0 of an internet socket: a port from EphemeralPorts instead of the kernel's random one.
     SyscallDecision bind_socket(Task& task, const SyscallStop& stop);
     SyscallDecision connect_socket(Task& task, const SyscallStop& stop);
-    // The stat family in one stop (StatInTracer), or a stop at exit for rewrite_stat_result.
-    SyscallDecision emulate_stat(Task& task, const SyscallStop& stop);
-
-    void rewrite_stat_result(Task& task, const SyscallStop& stop);
-    void rewrite_directory_entries(Task& task, const SyscallStop& stop, int64_t result);
     void finish_redirected_open(Task& task, int64_t result);
     // The guest's `path` is a random device, and the file file_overlays() mounted over it.
     bool opens_mounted_random_device(Task& task, const std::string& path) const;
@@ -152,9 +147,7 @@ private:
     virt::GuestRandom guest_random_;
     virt::CpuidTable cpuid_;
     virt::InstructionEmulator instructions_;
-    virt::InodeTable inodes_;
-    virt::StatRewriter stat_rewriter_;
-    virt::StatInTracer stat_in_tracer_;
+    virt::FileMetadata metadata_;
     virt::VirtualFiles files_;
     virt::EphemeralPorts ports_;
     // The file file_overlays() mounts over the random devices, by device and inode.

@@ -11,6 +11,7 @@ add_executable(tracer_virt_tests
   virt/InstructionEmulatorTest.cc
   virt/DirectoryListingTest.cc
   virt/StatRewriterTest.cc
+  virt/FileTimesTest.cc
   virt/VdsoPatcherTest.cc
   virt/AuxiliaryVectorTest.cc
   virt/HostProbeTest.cc

@@ -1,9 +1,13 @@
 #pragma once
 // StatRewriter: replaces the run-dependent fields of the file metadata the kernel returned (stat, fstat,
-// lstat, newfstatat, statx): every timestamp becomes the run's epoch, the device becomes
+// lstat, newfstatat, statx): times become what FileTimes shows, the device becomes
 // InodeTable::kVirtualDevice and the inode a virtual one. Sizes, modes, link counts and owners are kept:
 // they are what the guest's own actions determine.
+//
+// The clock then hears of the latest time shown (VirtualClock::saw_file_time). A replay, which shows the
+// recorded metadata, tells the clock the same from what it shows (latest_time).
 
+#include "FileTimes.h"
 #include "InodeTable.h"
 
 #include <sys/stat.h>
@@ -14,15 +18,21 @@ namespace hermit::tracer::virt {
 
 class StatRewriter {
 public:
-    // `inodes` must outlive the rewriter.
-    StatRewriter(InodeTable& inodes, int64_t epoch_ns) : inodes_(inodes), epoch_ns_(epoch_ns) {}
+    // `inodes`, `times` and `clock` must outlive the rewriter.
+    StatRewriter(InodeTable& inodes, FileTimes& times, VirtualClock& clock)
+        : inodes_(inodes), times_(times), clock_(clock) {}
 
     void rewrite(struct stat& status) const;
     void rewrite(struct statx& status) const;
 
+    // The latest of the times in a rewritten answer.
+    static int64_t latest_time(const struct stat& status);
+    static int64_t latest_time(const struct statx& status);
+
 private:
     InodeTable& inodes_;
-    int64_t epoch_ns_;
+    FileTimes& times_;
+    VirtualClock& clock_;
 };
 
 } // namespace hermit::tracer::virt

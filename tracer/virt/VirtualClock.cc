@@ -17,6 +17,10 @@ void VirtualClock::sleep_until(uint64_t deadline_ns) {
     elapsed_ns_ = std::max(elapsed_ns_, deadline_ns);
 }
 
+void VirtualClock::saw_file_time(int64_t realtime_ns) {
+    file_steps_ns_ += std::max<int64_t>(realtime_ns - file_time_ns(), 0);
+}
+
 std::optional<int64_t> VirtualClock::read(clockid_t clock) const {
     if (clock < 0) {
         // Dynamic CPU-time clocks of another process or thread (clock_getcpuclockid, pthread_getcpuclockid)

@@ -5,6 +5,7 @@
 //
 // Guest views of the clock (all in ns):
 //   CLOCK_REALTIME, *_COARSE, *_ALARM    epoch + elapsed
+//   times of files the run changes       epoch + elapsed + the steps saw_file_time took (file_time_ns)
 //   CLOCK_TAI                            epoch + elapsed + 37 s (the TAI-UTC offset since 2017)
 //   CLOCK_MONOTONIC, *_RAW, *_COARSE,
 //   CLOCK_BOOTTIME, *_ALARM              kBootOffsetNs + elapsed (the virtual machine "booted" earlier)
@@ -40,6 +41,10 @@ public:
     void sleep(uint64_t duration_ns);
     // The guest slept until elapsed time `deadline_ns` (a deadline already passed moves nothing).
     void sleep_until(uint64_t deadline_ns);
+    // The guest was shown a file time: the time of the run's file changes steps forward to it if it is
+    // behind, so what the run writes is newer than what it read (`make` relinks a program whose object
+    // it just rebuilt). The guest's clocks stay: what they show does not depend on the files' times.
+    void saw_file_time(int64_t realtime_ns);
 
     // The value of a guest clock, or nullopt for a clock id the kernel would reject with EINVAL.
     std::optional<int64_t> read(clockid_t clock) const;
@@ -49,6 +54,7 @@ public:
     static bool sleepable(clockid_t clock);
 
     int64_t realtime_ns() const { return epoch_ns_ + static_cast<int64_t>(elapsed_ns_); }
+    int64_t file_time_ns() const { return realtime_ns() + file_steps_ns_; }
     int64_t monotonic_ns() const { return static_cast<int64_t>(kBootOffsetNs + elapsed_ns_); }
 
     // Next time stamp counter value; strictly greater than any earlier one.
@@ -56,6 +62,7 @@ public:
 
 private:
     int64_t epoch_ns_;
+    int64_t file_steps_ns_ = 0;
     uint64_t elapsed_ns_ = 0;
     uint64_t busy_ns_ = 0;
     uint64_t last_tsc_ = 0;

@@ -85,7 +85,9 @@ TEST_F(DirectoryListingTest, SortsARealBufferByNameAndVirtualizesInodes) {
     // stat of one of the files yields the same virtual inode as its directory entry.
     struct stat file {};
     ASSERT_EQ(stat((directory_ / "mid").c_str(), &file), 0);
-    StatRewriter(inodes, 0).rewrite(file);
+    VirtualClock clock;
+    FileTimes times(clock, 0);
+    StatRewriter(inodes, times, clock).rewrite(file);
     EXPECT_EQ(file.st_ino, entries[5].inode);
 }
 
