@@ -140,7 +140,10 @@ std::optional<int> snapshot_stdin() {
     return copy;
 }
 
-CapturedRun capture_run(const VerifyOptions& options, std::optional<int> input) {
+// `changes_since_ns`: unset for the first run, which sets it to its start; the second then takes what the
+// first changed as its own changes too (tracer::GuestRunSpec::changes_since_ns).
+CapturedRun capture_run(const VerifyOptions& options, std::optional<int> input,
+                        std::optional<int64_t>& changes_since_ns) {
     int output = anonymous_file("hermit-verify-stdout");
     int error = anonymous_file("hermit-verify-stderr");
     if (input) {
@@ -148,7 +151,10 @@ CapturedRun capture_run(const VerifyOptions& options, std::optional<int> input) 
     }
     CapturedRun captured;
     {
-        tracer::GuestRun run(tracer::GuestRunSpec{options.argv, current_environment(), {}, options.config});
+        tracer::GuestRunSpec spec{options.argv, current_environment(), {}, options.config};
+        spec.changes_since_ns = changes_since_ns;
+        tracer::GuestRun run(std::move(spec));
+        changes_since_ns = run.virtualizer().changes_since_ns();
         EventCollector collector;
         StdioRedirection redirection(input.value_or(-1), output, error);
         run.add_interceptor(&redirection);
@@ -231,8 +237,9 @@ int verify_run(const VerifyOptions& options) {
         throw Error(ErrorCode::MissingCommand);
     }
     std::optional<int> input = snapshot_stdin();
-    const CapturedRun first = capture_run(options, input);
-    const CapturedRun second = capture_run(options, input);
+    std::optional<int64_t> changes_since_ns;
+    const CapturedRun first = capture_run(options, input, changes_since_ns);
+    const CapturedRun second = capture_run(options, input, changes_since_ns);
     if (input) {
         close(*input);
     }

@@ -6,11 +6,13 @@ namespace hermit::tracer {
 
 namespace {
 
-VirtualizationOptions virtualization_options(const RunConfig& config, EventSink* sink) {
+VirtualizationOptions virtualization_options(const GuestRunSpec& spec, EventSink* sink) {
+    const RunConfig& config = spec.config;
     VirtualizationOptions options;
     options.seed = config.seed;
     options.epoch_ns = config.epoch_ns != 0 ? config.epoch_ns : virt::VirtualClock::kDefaultEpochNs;
     options.strict = config.strict;
+    options.changes_since_ns = spec.changes_since_ns;
     options.sink = sink;
     return options;
 }
@@ -44,7 +46,7 @@ std::unique_ptr<SchedulePolicy> schedule_policy(const RunConfig& config) {
 }
 
 GuestRun::GuestRun(GuestRunSpec spec)
-    : virtualizer_(virtualization_options(spec.config, this)), session_([&] {
+    : virtualizer_(virtualization_options(spec, this)), session_([&] {
           // Ask the guest launcher only for the traps the host offers (HostProbe, run by the Virtualizer).
           SessionOptions options = session_options(spec);
           options.trap_cpuid = virtualizer_.host_facts().cpuid_faulting;

@@ -34,6 +34,9 @@ struct GuestRunSpec {
     std::vector<FileOverlay> overlays = {};
     std::vector<std::string> own_mounts = {};         // SessionOptions::own_mounts
     std::function<void(pid_t)> before_exec = nullptr; // SessionOptions::before_exec
+    // --verify's second run: the first run's start (Virtualizer::changes_since_ns), so that what the first
+    // run changed is the run's own in both.
+    std::optional<int64_t> changes_since_ns = std::nullopt;
 };
 
 class GuestRun : private EventSink {

@@ -113,7 +113,7 @@ const std::map<int, Virtualizer::Emulation>& Virtualizer::emulations() {
 Virtualizer::Virtualizer(const VirtualizationOptions& options)
     : host_(virt::probe_host()), sink_(options.sink), clock_(options.epoch_ns),
       guest_random_(options.seed, virt::GuestRandom::Stream::GuestData), instructions_(cpuid_, clock_),
-      metadata_(clock_), files_(guest_random_, clock_) {
+      metadata_(clock_, options.changes_since_ns), files_(guest_random_, clock_) {
     virt::enforce_host_requirements(host_, options.strict);
 }
 
@@ -258,6 +258,7 @@ bool Virtualizer::on_fault(Task& task, int signal) {
 }
 
 void Virtualizer::on_exec(Task& task) {
+    metadata_.on_exec(task);
     const auto auxv = virt::AuxiliaryVector::of_process(task.host_tid());
     if (const auto random_bytes = auxv.value(AT_RANDOM)) {
         uint8_t bytes[16];

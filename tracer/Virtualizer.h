@@ -41,6 +41,8 @@ namespace hermit::tracer {
 struct VirtualizationOptions {
     uint64_t seed = 0;
     int64_t epoch_ns = virt::VirtualClock::kDefaultEpochNs;
+    // Files changed since this host time are the run's (virt::FileMetadata); nullopt: since it starts.
+    std::optional<int64_t> changes_since_ns;
     // Missing CPUID faulting or rdtsc trapping is an error instead of a warning.
     bool strict = false;
     // Receives the RdtscEvent and CpuidEvent of emulated instructions; not owned, may be null.
@@ -88,6 +90,8 @@ public:
     const virt::VirtualClock& clock() const { return clock_; }
     virt::VirtualClock& clock() { return clock_; }
     const HostFacts& host_facts() const { return host_; }
+    // Since when file changes are the run's (VirtualizationOptions::changes_since_ns).
+    int64_t changes_since_ns() const { return metadata_.changes_since_ns(); }
 
 private:
     using Emulation = SyscallDecision (Virtualizer::*)(Task&, const SyscallStop&);

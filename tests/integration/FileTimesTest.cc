@@ -91,6 +91,13 @@ TEST_F(FileTimesTest, WhatTheRunWritesIsNewerThanWhatItReadAndTimesItSetsAreKept
     EXPECT_EQ(run.stdout_text, "newer\nmade 1234567890\n2000\n");
 }
 
+// --verify's second run starts from what the first wrote: those changes count as the run's in both.
+TEST_F(FileTimesTest, VerifyAgreesOnAGuestThatListsWhatItWrote) {
+    const ProcessResult run = hermit({"run", "--verify"}, "echo x > out && ls -ld --full-time . out");
+    EXPECT_EQ(run.exit_status, 0) << run.stderr_text;
+    EXPECT_NE(run.stderr_text.find("verify: identical"), std::string::npos) << run.stderr_text;
+}
+
 TEST_F(FileTimesTest, AReplayShowsTheRecordedTimesAfterTheFileChanged) {
     write_file("input.txt", "input\n");
     ASSERT_EQ(shell("touch -d @1600000000 input.txt").exit_status, 0);

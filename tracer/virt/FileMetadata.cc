@@ -14,6 +14,9 @@
 #include <algorithm>
 #include <array>
 #include <ctime>
+#include <filesystem>
+#include <string>
+#include <utility>
 
 namespace hermit::tracer::virt {
 namespace {
@@ -56,8 +59,23 @@ template <typename Status> std::optional<int64_t> latest_time_at(Task& task, uin
 
 } // namespace
 
-FileMetadata::FileMetadata(VirtualClock& clock)
-    : clock_(clock), times_(clock, run_start_for_file_times()), rewriter_(inodes_, times_, clock) {}
+FileMetadata::FileMetadata(VirtualClock& clock, std::optional<int64_t> changes_since_ns)
+    : clock_(clock), changes_since_ns_(changes_since_ns ? *changes_since_ns : run_start_for_file_times()),
+      times_(clock, changes_since_ns_), rewriter_(inodes_, times_, clock) {}
+
+void FileMetadata::on_exec(Task& task) {
+    if (std::exchange(guest_started_, true)) {
+        return;
+    }
+    const std::string descriptors = "/proc/" + std::to_string(task.host_pid()) + "/fd";
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(descriptors, error)) {
+        struct stat status {};
+        if (stat(entry.path().c_str(), &status) == 0) {
+            times_.not_input(status.st_dev, status.st_ino);
+        }
+    }
+}
 
 void FileMetadata::on_recorded_stat(Task& task, const SyscallStop& stop, int64_t result) {
     if (result != 0) {

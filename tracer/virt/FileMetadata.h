@@ -19,8 +19,10 @@ namespace hermit::tracer::virt {
 
 class FileMetadata {
 public:
-    // Waits for the coarse wall clock's next tick (a few ms at most): see FileTimes and the .cc.
-    explicit FileMetadata(VirtualClock& clock);
+    // Files changed since `changes_since_ns` (host time) are the run's; without it, since the coarse wall
+    // clock's next tick, which this waits for (a few ms at most): see FileTimes and the .cc.
+    FileMetadata(VirtualClock& clock, std::optional<int64_t> changes_since_ns);
+    int64_t changes_since_ns() const { return changes_since_ns_; }
 
     // utimensat, futimesat, utimes and utime.
     static bool sets_file_times(int number);
@@ -34,11 +36,16 @@ public:
     void on_recorded_stat(Task& task, const SyscallStop& stop, int64_t result);
     // At the entry of a syscall that sets file times (FileTimes::on_times_set when it gives values).
     void on_set_file_times(Task& task, const SyscallStop& stop);
+    // At every exec; the first is the guest's: the files it inherits open (its stdout redirected to a file
+    // made just before the run) are where the caller takes its output, not inputs (FileTimes::not_input).
+    void on_exec(Task& task);
 
 private:
     template <typename Status> void rewrite_stat_at(Task& task, uint64_t address);
 
     VirtualClock& clock_;
+    int64_t changes_since_ns_;
+    bool guest_started_ = false;
     InodeTable inodes_;
     FileTimes times_;
     StatRewriter rewriter_;

@@ -11,7 +11,8 @@ FileTimeSet FileTimes::shown(uint64_t device, uint64_t inode, const FileTimeSet&
         return found->second.shown;
     }
     if (found == changed_.end()) {
-        if (stored && std::max(host.modify_ns, host.change_ns) < run_start_ns_) {
+        if (stored && std::max(host.modify_ns, host.change_ns) < run_start_ns_ &&
+            !not_inputs_.contains({device, inode})) {
             FileTimeSet input = host;
             input.access_ns = host.modify_ns;
             return input;

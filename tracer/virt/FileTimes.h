@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <utility>
 
 namespace hermit::tracer::virt {
@@ -42,6 +43,8 @@ public:
     // directory or symlink, whose times the file system keeps. Any other (a pipe, a socket, a terminal,
     // whose times move with I/O or are when it was made) shows the virtual time it is first seen at.
     FileTimeSet shown(uint64_t device, uint64_t inode, const FileTimeSet& host, bool stored);
+    // The file is not an input however old its times (one the guest inherits open for its output).
+    void not_input(uint64_t device, uint64_t inode) { not_inputs_.emplace(device, inode); }
     // The guest sets the file's access and modification times to these values (utimensat with times):
     // they are shown while its modification time stays the one set.
     void on_times_set(uint64_t device, uint64_t inode, int64_t access_ns, int64_t modify_ns);
@@ -56,6 +59,7 @@ private:
     VirtualClock& clock_;
     int64_t run_start_ns_;
     std::map<std::pair<uint64_t, uint64_t>, Changed> changed_;
+    std::set<std::pair<uint64_t, uint64_t>> not_inputs_;
 };
 
 } // namespace hermit::tracer::virt
