@@ -81,6 +81,12 @@ TEST_F(FileTimesTest, PipesSocketsAndTerminalsKeepTheVirtualTimeTheyAreFirstSeen
     EXPECT_EQ(written.birth_ns, first_seen);
 }
 
+TEST_F(FileTimesTest, AFileTheGuestInheritsOpenIsNotAnInput) {
+    times_.not_input(3, 1);
+    EXPECT_EQ(times_.shown(3, 1, {kBefore, kBefore, kBefore, kBefore}, true).modify_ns,
+              clock_.file_time_ns());
+}
+
 TEST(VirtualClockSteps, FileTimesStepForwardOnlyAndTheGuestsClocksStay) {
     VirtualClock clock;
     const int64_t monotonic = clock.monotonic_ns();
