@@ -65,10 +65,16 @@ void StatRewriter::rewrite(struct statx& status) const {
 }
 
 int64_t StatRewriter::latest_time(const struct stat& status) {
+    if (S_ISDIR(status.st_mode)) {
+        return 0;
+    }
     return std::max({ns_of(status.st_atim), ns_of(status.st_mtim), ns_of(status.st_ctim)});
 }
 
 int64_t StatRewriter::latest_time(const struct statx& status) {
+    if (S_ISDIR(status.stx_mode)) {
+        return 0;
+    }
     return std::max(
         {ns_of(status.stx_atime), ns_of(status.stx_mtime), ns_of(status.stx_ctime), ns_of(status.stx_btime)});
 }

@@ -25,7 +25,8 @@ public:
     void rewrite(struct stat& status) const;
     void rewrite(struct statx& status) const;
 
-    // The latest of the times in a rewritten answer.
+    // The latest of the times in a rewritten answer; 0 for a directory, whose times move with every file
+    // made in it (a shell stats its working directory: the run before would move this run's file time).
     static int64_t latest_time(const struct stat& status);
     static int64_t latest_time(const struct statx& status);
 
