@@ -36,6 +36,10 @@ struct SignalDispositions {
     uint64_t ignored = 0;
     uint64_t blocked = 0;
     uint64_t pending = 0; // pending for the thread or its whole process
+
+    // Whether a pending signal is one the thread would take with `mask` blocked (it ends any wait).
+    bool pending_deliverable(uint64_t mask) const { return (pending & ~mask & ~ignored) != 0; }
+    bool pending_deliverable() const { return pending_deliverable(blocked); }
 };
 SignalDispositions signal_dispositions(pid_t host_tid);
 // Whether the thread's real user and group are its effective ones (Uid and Gid in /proc/<tid>/status).

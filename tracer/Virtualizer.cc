@@ -372,7 +372,7 @@ SyscallDecision Virtualizer::sleep(Task& task, int64_t duration_ns, uint64_t rem
         return SyscallDecision::retry();
     }
     const procfs::SignalDispositions signals = procfs::signal_dispositions(task.host_tid());
-    if ((signals.pending & ~signals.blocked & ~signals.ignored) != 0 && clock_.elapsed_ns() < *deadline) {
+    if (signals.pending_deliverable() && clock_.elapsed_ns() < *deadline) {
         const int64_t left = static_cast<int64_t>(*deadline - clock_.elapsed_ns());
         const timespec remaining{static_cast<time_t>(left / 1'000'000'000),
                                  static_cast<long>(left % 1'000'000'000)};

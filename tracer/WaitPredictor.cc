@@ -136,7 +136,7 @@ bool WaitPredictor::would_wait(Task& task, const SyscallStop& stop) {
         const auto mask = task.read_value<uint64_t>(stop.args[0]);
         blocked = mask.value_or(blocked);
     }
-    return (signals.pending & ~blocked & ~signals.ignored) == 0;
+    return !signals.pending_deliverable(blocked);
 }
 
 bool WaitPredictor::predicts(const SyscallStop& stop) {
