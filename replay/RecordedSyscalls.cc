@@ -165,10 +165,15 @@ bool must_trap_descriptor(pid_t host_pid, int fd) {
 
 std::vector<int32_t> initially_trapped_descriptors(const std::vector<InheritedDescriptor>& inherited) {
     std::vector<int32_t> trapped;
-    for (int fd = 0; fd <= 2; fd++) {
-        struct stat info {};
-        const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
-        if (!regular && must_trap_descriptor(getpid(), fd)) {
+    struct stat input {};
+    if (!(fstat(0, &input) == 0 && S_ISREG(input.st_mode)) && must_trap_descriptor(getpid(), 0)) {
+        trapped.push_back(0);
+    }
+    // Output to a regular file too: the recording keeps the bytes, so a replay checks them and, going back
+    // and forth under gdb, prints them once.
+    for (int fd = 1; fd <= 2; fd++) {
+        struct stat output {};
+        if ((fstat(fd, &output) == 0 && S_ISREG(output.st_mode)) || must_trap_descriptor(getpid(), fd)) {
             trapped.push_back(fd);
         }
     }

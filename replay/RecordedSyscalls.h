@@ -68,8 +68,8 @@ std::set<int> descriptor_syscalls();
 bool must_trap_descriptor(pid_t host_pid, int fd);
 
 // Which of hermit's descriptors 0, 1, 2 and `inherited` a guest recorded now starts with trapped: all but
-// /dev/null-like ones and regular files (a regular-file stdin is copied into the recording and given to
-// the replayed guest; a replay writes stdout and stderr to its own).
+// /dev/null-like ones and a regular-file stdin (copied into the recording and given to the replayed
+// guest). Stdout and stderr are trapped when they are regular files too: a replay writes them to its own.
 std::vector<int32_t> initially_trapped_descriptors(const std::vector<InheritedDescriptor>& inherited);
 
 // The DescriptorTraps of a recording and of its replay, which must trap the same: meta.trapped_descriptors

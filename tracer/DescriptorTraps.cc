@@ -44,6 +44,13 @@ const std::set<int> kStoresDescriptors = {SYS_pipe, SYS_pipe2, SYS_socketpair, S
 // nscd lookups) then leaves no trapped number behind for its files.
 const std::set<int> kConnectsSocket = {SYS_connect, SYS_bind, SYS_sendto, SYS_sendmsg};
 
+// Syscalls that move bytes between descriptors inside the kernel, with the argument positions of those
+// descriptors.
+const std::map<int, std::vector<int>> kTransfers = {
+    {SYS_sendfile, {0, 1}},        {SYS_splice, {0, 2}}, {SYS_tee, {0, 1}},
+    {SYS_copy_file_range, {0, 2}}, {SYS_vmsplice, {0}},
+};
+
 } // namespace
 
 DescriptorTraps::DescriptorTraps(std::set<int> syscalls, std::set<int> initial_fds, Policy must_trap)
@@ -54,11 +61,19 @@ DescriptorTraps::DescriptorTraps(std::set<int> syscalls, std::set<int> initial_f
 }
 
 std::set<int> DescriptorTraps::trapped_syscalls() const {
-    return watched_;
+    std::set<int> numbers = watched_;
+    for (const auto& [number, descriptors] : kTransfers) {
+        numbers.insert(number);
+    }
+    return numbers;
 }
 
 std::set<int> DescriptorTraps::notifiable_syscalls() const {
-    return {SYS_open, SYS_openat};
+    std::set<int> numbers{SYS_open, SYS_openat};
+    for (const auto& [number, descriptors] : kTransfers) {
+        numbers.insert(number);
+    }
+    return numbers;
 }
 
 std::vector<ConditionalTrap> DescriptorTraps::conditionally_trapped_syscalls() const {
@@ -85,6 +100,19 @@ SyscallDecision DescriptorTraps::on_entry(Task& task, const SyscallStop& stop) {
         const bool untraced = guest_pipe(task.host_pid(), fd) ||
                               (!initial_fds_.contains(fd) && !must_trap_(task.host_pid(), fd));
         return untraced ? SyscallDecision::untraced() : SyscallDecision::pass();
+    }
+    if (auto transfer = kTransfers.find(stop.number); transfer != kTransfers.end()) {
+        // Bytes the kernel moves from or to a trapped descriptor would pass unseen: the call fails as the
+        // kernel fails it for descriptors it cannot splice, and the guest falls back to read and write.
+        // Between other descriptors (regular files, the guest's own pipes) it runs as the guest asked, in
+        // the recording and in its replay alike.
+        const bool involves_trapped =
+            std::any_of(transfer->second.begin(), transfer->second.end(), [&](int argument) {
+                const int fd = static_cast<int>(stop.args[static_cast<size_t>(argument)]);
+                return initial_fds_.contains(fd) ||
+                       (!guest_pipe(task.host_pid(), fd) && must_trap_(task.host_pid(), fd));
+            });
+        return involves_trapped ? SyscallDecision::emulate(-EINVAL) : SyscallDecision::untraced();
     }
     // fcntl reaches here only for F_DUPFD and F_DUPFD_CLOEXEC, unless another interceptor traps it all.
     const bool makes_descriptors = watched_.contains(stop.number) || stop.number == SYS_fcntl;

@@ -15,6 +15,10 @@
 // received at, in every process, whatever it names later (the record and the replay must decide alike).
 // Sockets from socketpair are trapped: send and recv on them are recorded whatever the descriptor.
 //
+// sendfile, splice, tee, copy_file_range and vmsplice move bytes inside the kernel, where no trap sees
+// them: on a trapped descriptor they fail with EINVAL (as the kernel fails them on descriptors it cannot
+// splice; programs fall back to read and write), between others they run untraced.
+//
 // Known gaps: a process created with CLONE_FILES but not CLONE_THREAD shares the descriptor table but not
 // the filters injected after its creation; a guest pipe end passed to a process outside the guest (over a
 // socket) would bring the outside's writes to the guest unrecorded.
@@ -41,8 +45,8 @@ public:
     // `syscalls` take a descriptor as first argument; `initial_fds` are trapped from the start.
     DescriptorTraps(std::set<int> syscalls, std::set<int> initial_fds, Policy must_trap);
 
-    // The syscalls that make descriptors (open, pipe, dup, recvmsg with SCM_RIGHTS, ...) or connect a
-    // socket (connect, bind, a first send).
+    // The syscalls that make descriptors (open, pipe, dup, recvmsg with SCM_RIGHTS, ...), connect a
+    // socket (connect, bind, a first send) or move bytes between descriptors (sendfile, splice, ...).
     std::set<int> trapped_syscalls() const override;
     // open and openat: the Session does them from a notification only for regular files and directories
     // off pseudo file systems (virt/GuestOpen.h), which are never trapped, so no filter is injected then.

@@ -64,6 +64,15 @@ protected:
                                     {"HERMIT_DATA_DIR=" + data_dir_.string()});
         ASSERT_EQ(recorded.exit_status, exit_status) << recorded.stderr_text;
     }
+    // Records `guest` with its stdout a regular file.
+    void record_to_file(const std::string& guest) {
+        guest_ = guest;
+        auto recorded =
+            run_process({"sh", "-c", "exec \"$0\" record start -- \"$1\" > \"$2\"", hermit_binary(),
+                         guest_path(guest), (data_dir_ / "recorded.out").string()},
+                        "", 60, {"HERMIT_DATA_DIR=" + data_dir_.string()});
+        ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    }
 
     struct Server {
         pid_t pid = 0;
@@ -389,6 +398,14 @@ TEST_F(GdbReplayTest, BreakMainContinueBacktraceReverseContinue) {
     EXPECT_EQ(guest_output_, "square 1 = 1\n");
     // Debugging the recording again, reverse execution included, stops at the same places.
     EXPECT_EQ(without_addresses(debug(script)), without_addresses(output));
+}
+
+TEST_F(GdbReplayTest, OutputToAFileWhenRecordedIsPrintedOnceGoingBackAndForth) {
+    record_to_file("gdb_steps");
+    const std::string output = debug({"break add_square", "continue", "continue", "reverse-continue",
+                                      "reverse-continue", "continue", "continue", "kill"});
+    EXPECT_NE(output.find("Breakpoint 1, add_square (value=value@entry=2)"), std::string::npos) << output;
+    EXPECT_EQ(guest_output_, "square 1 = 1\n") << output;
 }
 
 TEST_F(GdbReplayTest, ReverseStepNextAndFinish) {

@@ -447,6 +447,73 @@ TEST_F(RecordReplayTest, OutputTheRecordingDidNotHaveIsNeverWritten) {
     EXPECT_EQ(hermit({"replay", "--autopilot", "cat-1"}).stdout_text, "line one\nline two\n");
 }
 
+TEST_F(RecordReplayTest, OutputToARegularFileIsRecordedCheckedAndReplayedToAnyOutput) {
+    const std::filesystem::path input = directory_ / "data.txt";
+    std::ofstream(input) << "line one\nline two\n";
+    const std::filesystem::path output = directory_ / "out.txt";
+    std::ofstream(output) << "before\n";
+    // Appended (cat's copy_file_range then fails natively) and truncated (it would copy in the kernel).
+    for (const std::string redirect : {">>", ">"}) {
+        const ProcessResult recorded =
+            run_process({"sh", "-c", "exec \"$0\" record start -- cat \"$1\" " + redirect + " \"$2\"",
+                         hermit_binary(), input.string(), output.string()},
+                        "", 60, {"HERMIT_DATA_DIR=" + data_dir_.string()});
+        ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+        std::ifstream written(output);
+        EXPECT_NE(std::string(std::istreambuf_iterator<char>(written), {}).find("line one\nline two\n"),
+                  std::string::npos);
+        const ProcessResult dump = hermit({"record", "dump", "latest"});
+        EXPECT_NE(dump.stdout_text.find("bytes to stdout \"line one"), std::string::npos) << dump.stdout_text;
+        // Replayed to a pipe, and to a regular file that the kernel could copy into.
+        const ProcessResult replayed = hermit({"replay", "--autopilot", "latest"});
+        EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+        EXPECT_EQ(replayed.stdout_text, "line one\nline two\n");
+        const std::filesystem::path replay_output = directory_ / "replayed.txt";
+        const ProcessResult to_file = run_process(
+            {"sh", "-c", "exec \"$0\" replay --autopilot latest > \"$1\"", hermit_binary(), replay_output},
+            "", 60, {"HERMIT_DATA_DIR=" + data_dir_.string()});
+        EXPECT_EQ(to_file.exit_status, 0) << to_file.stderr_text;
+        std::ifstream replayed_file(replay_output);
+        EXPECT_EQ(std::string(std::istreambuf_iterator<char>(replayed_file), {}), "line one\nline two\n");
+    }
+    // What the file got is checked like any output.
+    ASSERT_TRUE(
+        copy_with_changed_output("cat-2", "changed-1", RecordingReader(data_dir_ / "cat-2").meta(), 5));
+    const ProcessResult changed = hermit({"replay", "--autopilot", "changed-1"});
+    EXPECT_EQ(changed.exit_status, 4) << changed.stderr_text;
+    EXPECT_EQ(changed.stdout_text, "");
+}
+
+// sendfile, splice and copy_file_range move bytes where no trap sees them: on a socket or hermit's stdout
+// they fail (python falls back to send), between regular files and the guest's own pipes they run.
+TEST_F(RecordReplayTest, BytesMovedInsideTheKernelAreRecordedAndReplayed) {
+    const std::filesystem::path input = directory_ / "data.txt";
+    std::ofstream(input) << std::string(3000, 'x');
+    const std::string script = R"(
+import os, shutil, socket, sys
+shutil.copyfile(sys.argv[1], sys.argv[1] + '.copy')
+print('copied', os.path.getsize(sys.argv[1] + '.copy'))
+a, b = socket.socketpair()
+with open(sys.argv[1], 'rb') as f:
+    print('sent', a.sendfile(f), len(b.recv(10000)))
+r, w = os.pipe()
+fd = os.open(sys.argv[1], os.O_RDONLY)
+print('spliced', os.splice(fd, w, 100), len(os.read(r, 1000)))
+sys.stdout.flush()
+try:
+    os.sendfile(1, fd, 0, 10)
+except OSError as error:
+    print('sendfile to stdout:', error.strerror)
+)";
+    const ProcessResult recorded = hermit({"record", "start", "--", "python3", "-c", script, input.string()});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    EXPECT_EQ(recorded.stdout_text,
+              "copied 3000\nsent 3000 3000\nspliced 100 100\nsendfile to stdout: Invalid argument\n");
+    const ProcessResult replayed = hermit({"replay", "--autopilot", "latest"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, recorded.stdout_text);
+}
+
 // Environment values and output need not be UTF-8; every JSON hermit writes about them must stay valid.
 TEST_F(RecordReplayTest, JsonOfARecordingWithBytesThatAreNotUtf8IsValid) {
     const ProcessResult recorded =
