@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -79,6 +80,13 @@ int replay_once(const RecordingReader& reader, ReplayLog& log,
             }
             spec.stdin_file = stdin_copy.get();
             spec.stdin_offset = meta.stdin_offset;
+        }
+    }
+    for (int fd : {1, 2}) {
+        // Not trapped when recorded: /dev/null (or, recorded by an older hermit, a regular file).
+        if (std::find(meta.trapped_descriptors.begin(), meta.trapped_descriptors.end(), fd) ==
+            meta.trapped_descriptors.end()) {
+            spec.null_outputs.push_back(fd);
         }
     }
     tracer::GuestRun run(spec);

@@ -208,6 +208,12 @@ void set_up_namespaces(const ChildPlan& plan) {
          dup2(options.stdin_file, 0) != 0)) {
         child_fail("replace stdin");
     }
+    for (int fd : options.null_outputs) {
+        const int null = open("/dev/null", O_WRONLY);
+        if (null < 0 || dup2(null, fd) != fd || (null != fd && close(null) != 0)) {
+            child_fail("replace an output with /dev/null");
+        }
+    }
     if (options.stand_ins != nullptr) {
         if (const char* failed = install_stand_ins(*options.stand_ins)) {
             child_fail(failed);

@@ -45,6 +45,9 @@ struct LaunchOptions {
     // `stdin_offset`. -1: it inherits hermit's.
     int stdin_file = -1;
     uint64_t stdin_offset = 0;
+    // Replay: these of the guest's descriptors 1 and 2 are /dev/null, as they were when recorded (what the
+    // guest wrote there was discarded, so a replay does not show it). Empty: it inherits hermit's.
+    std::vector<int> null_outputs;
     // Directories bound onto themselves in the guest's mount namespace, each a mount of its own (with
     // namespaces): a fanotify mount mark on one then sees the opens under it only.
     std::vector<std::string> own_mounts;

@@ -27,6 +27,7 @@ SessionOptions session_options(const GuestRunSpec& spec) {
     options.stand_ins = spec.stand_ins;
     options.stdin_file = spec.stdin_file;
     options.stdin_offset = spec.stdin_offset;
+    options.null_outputs = spec.null_outputs;
     options.namespaces = spec.config.namespaces;
     options.deterministic_scheduling = true;
     options.interactive = !spec.replaying;

@@ -28,6 +28,8 @@ struct GuestRunSpec {
     // reading it (SessionOptions::stdin_file); -1: hermit's stdin.
     int stdin_file = -1;
     uint64_t stdin_offset = 0;
+    // Replay: the guest's stdout/stderr among these go to /dev/null (SessionOptions::null_outputs).
+    std::vector<int> null_outputs = {};
     // Replay: the inputs are the recording's (SessionOptions::interactive is false).
     bool replaying = false;
     // Mounted over the guest's paths, after the Virtualizer's (SessionOptions::overlays).

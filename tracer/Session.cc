@@ -1959,6 +1959,7 @@ int Session::run() {
     launch.stand_ins = options.stand_ins ? &*options.stand_ins : nullptr;
     launch.stdin_file = options.stdin_file;
     launch.stdin_offset = options.stdin_offset;
+    launch.null_outputs = options.null_outputs;
     launch.overlays = options.overlays;
     launch.own_mounts = options.own_mounts;
     launch.before_exec = options.before_exec;

@@ -43,6 +43,7 @@ struct SessionOptions {
     // Replay: the guest's stdin (LaunchOptions::stdin_file); -1: hermit's.
     int stdin_file = -1;
     uint64_t stdin_offset = 0;
+    std::vector<int> null_outputs;          // LaunchOptions::null_outputs
     std::vector<FileOverlay> overlays;      // LaunchOptions::overlays
     std::vector<std::string> own_mounts;    // LaunchOptions::own_mounts
     std::function<void(pid_t)> before_exec; // LaunchOptions::before_exec

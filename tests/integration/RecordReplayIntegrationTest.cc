@@ -484,6 +484,18 @@ TEST_F(RecordReplayTest, OutputToARegularFileIsRecordedCheckedAndReplayedToAnyOu
     EXPECT_EQ(changed.stdout_text, "");
 }
 
+TEST_F(RecordReplayTest, OutputDiscardedWhenRecordedIsDiscardedByTheReplay) {
+    const ProcessResult recorded =
+        run_process({"sh", "-c", "exec \"$0\" record start -- sh -c 'echo out; echo err >&2' >/dev/null 2>&1",
+                     hermit_binary()},
+                    "", 60, {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    const ProcessResult replayed = hermit({"replay", "--autopilot", "latest"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, "");
+    EXPECT_EQ(replayed.stderr_text.find("err\n"), std::string::npos) << replayed.stderr_text;
+}
+
 // sendfile, splice and copy_file_range move bytes where no trap sees them: on a socket or hermit's stdout
 // they fail (python falls back to send), between regular files and the guest's own pipes they run.
 TEST_F(RecordReplayTest, BytesMovedInsideTheKernelAreRecordedAndReplayed) {
