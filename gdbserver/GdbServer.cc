@@ -292,6 +292,12 @@ std::string GdbServer::handle_supported(std::string_view features) {
     if (target_.exec_file()) {
         reply += ";qXfer:exec-file:read+";
     }
+    if (ExecEvents* events = target_.exec_events()) {
+        events->report_execs(gdb_offered("exec-events+"));
+        if (gdb_offered("exec-events+")) {
+            reply += ";exec-events+";
+        }
+    }
     if (target_.libraries()) {
         reply += ";qXfer:libraries-svr4:read+";
     }
@@ -757,6 +763,9 @@ std::string GdbServer::stop_reply(const StopReason& stop) {
         break;
     case StopReason::Kind::NoHistory:
         reply += stop.history_end == StopReason::HistoryEnd::Begin ? "replaylog:begin;" : "replaylog:end;";
+        break;
+    case StopReason::Kind::Exec:
+        reply += "exec:" + hex_encode(stop.exec_path) + ";";
         break;
     default:
         break;

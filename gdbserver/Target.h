@@ -63,6 +63,7 @@ struct StopReason {
         Exited,             // the process exited with `exit_code`
         Terminated,         // the process was killed by host signal `signal`
         NoHistory,          // reverse or replayed execution reached the `history_end` of the recording
+        Exec,               // the thread's process now runs the program at `exec_path`; reported as SIGTRAP
     };
     enum class HistoryEnd { Begin, End };
 
@@ -73,6 +74,7 @@ struct StopReason {
     WatchKind watch_kind = WatchKind::Write;
     int exit_code = 0;
     HistoryEnd history_end = HistoryEnd::Begin;
+    std::string exec_path{};
 };
 
 // Z0/z0 software and Z1/z1 hardware breakpoints. A target that does not patch memory (a replay) may
@@ -113,6 +115,14 @@ class ExecFile {
 public:
     virtual ~ExecFile() = default;
     virtual std::string exec_file_path(int64_t pid) = 0;
+};
+
+// exec-events: once gdb said it understands them, the target reports each exec of the debugged process
+// as an Exec stop (gdb then loads the new program); until then it reports none.
+class ExecEvents {
+public:
+    virtual ~ExecEvents() = default;
+    virtual void report_execs(bool enabled) = 0;
 };
 
 // qXfer:libraries-svr4:read: the <library-list-svr4> XML document describing the loaded libraries.
@@ -212,6 +222,7 @@ public:
     virtual ReverseExecution* reverse() { return nullptr; }
     virtual Auxv* auxv() { return nullptr; }
     virtual ExecFile* exec_file() { return nullptr; }
+    virtual ExecEvents* exec_events() { return nullptr; }
     virtual Libraries* libraries() { return nullptr; }
     virtual HostIo* host_io() { return nullptr; }
     virtual MonitorCommands* monitor() { return nullptr; }

@@ -271,6 +271,11 @@ std::optional<uint64_t> DebugTarget::thread_local_address(const ThreadId& thread
 
 std::optional<StopReason> DebugTarget::restart_program() {
     diversion_.reset(); // its process goes with the run
+    if (known_program_ != 0) {
+        // gdb reads the first program again and inserts its breakpoints anew; those it had are another's.
+        known_program_ = 0;
+        arm(StopSet{});
+    }
     return timeline_->start_over();
 }
 
@@ -320,6 +325,10 @@ bool DebugTarget::plant_breakpoint(uint64_t address) {
     if (breakpoints_.contains(address)) {
         return true;
     }
+    if (!runs_known_program()) {
+        waiting_breakpoints_.insert(address);
+        return true;
+    }
     tracer::Task& task = *stopped_.front();
     uint8_t original = 0;
     if (task.read(address, &original, 1) && task.write(address, &kInt3, 1)) {
@@ -330,6 +339,7 @@ bool DebugTarget::plant_breakpoint(uint64_t address) {
 }
 
 void DebugTarget::unplant_breakpoint(uint64_t address) {
+    waiting_breakpoints_.erase(address);
     auto found = breakpoints_.find(address);
     if (found != breakpoints_.end()) {
         stopped_.front()->write(address, &found->second, 1);
@@ -349,6 +359,9 @@ bool DebugTarget::set_watch_slots(const std::vector<WatchRange>& watches) {
             slots[used] = piece;
             owners[used++] = owner;
         }
+    }
+    if (!runs_known_program()) {
+        slots.fill(std::nullopt); // armed at the exec that starts the known program
     }
     watches_ = slots;
     watch_owners_ = owners;
@@ -382,7 +395,7 @@ bool DebugTarget::insert_breakpoint(gdbserver::BreakpointKind, uint64_t address,
 bool DebugTarget::remove_breakpoint(gdbserver::BreakpointKind, uint64_t address, int) {
     bool removed = false;
     on_tracer([&] {
-        removed = breakpoints_.contains(address);
+        removed = breakpoints_.contains(address) || waiting_breakpoints_.contains(address);
         unplant_breakpoint(address);
     });
     return removed;
@@ -590,7 +603,10 @@ tracer::DebugResume DebugTarget::step_past_breakpoint(tracer::Task& task, int si
 }
 
 void DebugTarget::on_exec(tracer::Task& task) {
-    // A later exec replaces the program gdb is debugging; gdb keeps its first view.
+    if (debugged_pid_ != 0 && task.pid() == debugged_pid_ && !detached_) {
+        on_new_program(task);
+        return;
+    }
     if (debugged_pid_ != 0 || (follow_ && (!follow_->at_exec || task.pid() != follow_->pid))) {
         return;
     }
@@ -600,6 +616,48 @@ void DebugTarget::on_exec(tracer::Task& task) {
     if (entry != 0) {
         plant_one_shot(task, entry, false);
     }
+}
+
+void DebugTarget::on_new_program(tracer::Task& task) {
+    // The old program's int3s, one-shot, image and debug registers went with it.
+    for (const auto& [address, original] : breakpoints_) {
+        waiting_breakpoints_.insert(address);
+    }
+    breakpoints_.clear();
+    one_shot_.reset();
+    image_.reset();
+    watches_.fill(std::nullopt);
+    ++watch_generation_;
+    stepping_.erase(task.host_tid());
+    watch_steps_.erase(task.host_tid());
+    attach_to(task);
+    ++program_;
+    if (program_ > known_program_ && report_execs_) {
+        // gdb loads the new program at this stop and inserts its breakpoints and watchpoints again.
+        known_program_ = program_;
+        waiting_breakpoints_.clear();
+        requested_watches_.clear();
+    }
+    if (runs_known_program()) {
+        stopped_ = {&task};
+        for (uint64_t address : std::set<uint64_t>(std::exchange(waiting_breakpoints_, {}))) {
+            plant_breakpoint(address);
+        }
+        set_watch_slots(requested_watches_);
+        stopped_.clear();
+    }
+    if (report_execs_) {
+        stop_at_exec_ = true;
+        report_stop(task, exec_stop(task), {&task});
+        stop_at_exec_ = false;
+    }
+}
+
+StopReason DebugTarget::exec_stop(tracer::Task& task) {
+    StopReason stop = signal_stop(task, SIGTRAP);
+    stop.kind = StopReason::Kind::Exec;
+    stop.exec_path = executable_;
+    return stop;
 }
 
 void DebugTarget::plant_one_shot(tracer::Task& task, uint64_t address, bool at_event) {

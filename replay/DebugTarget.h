@@ -18,6 +18,10 @@
 // Session is killed and a new one runs the same recording), which is how the timeline goes back in
 // time. A live run has no timeline, so gdb is not offered reverse execution there.
 //
+// When gdb takes exec events, an exec of the debugged process is a stop (gdb loads the new program there,
+// and `catch exec` shows it) and the start of its history going backwards. Without them gdb keeps its view
+// of the first program, and its breakpoints stay out of the later ones.
+//
 // In a replay, gdb's writes to registers or memory start a Diversion (Diversion.h): until gdb puts the
 // registers back as they were at the stop, resuming runs the diverted thread freely (an inferior call),
 // and then the process is restored and the replay goes on. Going back in time ends a diversion too.
@@ -63,6 +67,7 @@ class DebugTarget : public gdbserver::Target,
                     private gdbserver::ThreadLocalStorage,
                     private gdbserver::Auxv,
                     private gdbserver::ExecFile,
+                    private gdbserver::ExecEvents,
                     private gdbserver::MonitorCommands,
                     private gdbserver::Processes,
                     private gdbserver::StartOver,
@@ -107,6 +112,7 @@ public:
     }
     gdbserver::Auxv* auxv() override { return this; }
     gdbserver::ExecFile* exec_file() override { return this; }
+    gdbserver::ExecEvents* exec_events() override { return this; }
     gdbserver::HostIo* host_io() override { return &host_io_; }
     gdbserver::MonitorCommands* monitor() override { return this; }
     gdbserver::Processes* processes() override { return this; }
@@ -124,6 +130,7 @@ private:
     bool remove_watchpoint(gdbserver::WatchKind kind, uint64_t address, uint64_t length) override;
     std::vector<uint8_t> read_auxv() override;
     std::string exec_file_path(int64_t pid) override;
+    void report_execs(bool enabled) override { report_execs_ = enabled; }
     std::string run_monitor_command(std::string_view command) override;
     // gdb's `run` in extended-remote mode: the replay from its start again, gdb's breakpoints kept.
     std::optional<gdbserver::StopReason> restart_program() override;
@@ -200,6 +207,13 @@ private:
     tracer::Task* find_task(const gdbserver::ThreadId& thread);
     // From now on gdb debugs `task`'s process.
     void attach_to(tracer::Task& task);
+    // The debugged process, `task`, has just executed a new program.
+    void on_new_program(tracer::Task& task);
+    // gdb's breakpoints and watchpoints are in place only while the debugged process runs the program gdb
+    // knows: a replay from the start runs the programs before it first.
+    bool runs_known_program() const { return program_ == known_program_; }
+    gdbserver::StopReason exec_stop(tracer::Task& task);
+    EngineStop current_stop() const;
     // The debugged process's int3s and watchpoints, inherited by a new process, are taken out of it.
     void forget_breakpoints_in(tracer::Task& task);
     // A thread of another process at one of the debugged process's breakpoints in memory they share.
@@ -219,6 +233,7 @@ private:
     bool stop_at_exit_ = false;
     bool stop_interrupted_ = false;
     bool stop_counted_ = false; // the arrival counter's limit
+    bool stop_at_exec_ = false;
     pid_t stop_host_tid_ = 0;
     std::vector<tracer::Task*> stopped_;
     uint64_t event_count_ = 0;
@@ -255,7 +270,11 @@ private:
         bool at_event;
     };
     std::optional<OneShot> one_shot_;
-    std::map<uint64_t, uint8_t> breakpoints_;   // address -> original byte
+    std::map<uint64_t, uint8_t> breakpoints_; // address -> original byte
+    std::set<uint64_t> waiting_breakpoints_;  // gdb's, until the debugged process runs the known program
+    bool report_execs_ = false;               // gdb takes exec events (set by the server thread)
+    uint32_t program_ = 0;       // execs of the debugged process since its first stop, in this run
+    uint32_t known_program_ = 0; // the program_ gdb knows (the last exec reported to it)
     std::vector<WatchRange> requested_watches_; // gdb's, as asked
     // The debug registers: a naturally aligned piece of one of requested_watches_ each.
     std::array<std::optional<WatchRange>, kDebugRegisterSlots> watches_;

@@ -40,9 +40,14 @@ EngineStop DebugTarget::run_forward(Motion motion, const gdbserver::InterruptChe
 EngineStop DebugTarget::advance(Motion motion, const gdbserver::InterruptCheck& interrupted) {
     motion_ = motion;
     if (bridge_->resume(interrupted)) {
-        return EngineStop{stop_, stop_pc_, stop_at_event_, stop_at_exit_, stop_interrupted_, stop_counted_};
+        return current_stop();
     }
     return EngineStop{end_of_run(), 0};
+}
+
+EngineStop DebugTarget::current_stop() const {
+    return EngineStop{stop_,         stop_pc_,     stop_at_event_, stop_at_exit_, stop_interrupted_,
+                      stop_counted_, stop_at_exec_};
 }
 
 StopReason DebugTarget::end_of_run() {
@@ -90,7 +95,10 @@ EngineStop DebugTarget::restart() {
     stop_at_exit_ = false;
     stop_interrupted_ = false;
     stop_counted_ = false;
+    stop_at_exec_ = false;
+    program_ = 0;
     breakpoints_.clear();
+    waiting_breakpoints_.clear();
     // Armed again at the first stop: a watch armed from the exec on would stop the dynamic loader (and,
     // emulated, single-step all of it).
     watches_.fill(std::nullopt);
@@ -104,7 +112,7 @@ EngineStop DebugTarget::restart() {
         throw Error(ErrorCode::TimelineLost, "the replay ended before its first stop");
     }
     arm(armed);
-    return EngineStop{stop_, stop_pc_, stop_at_event_, stop_at_exit_, stop_interrupted_, stop_counted_};
+    return current_stop();
 }
 
 bool DebugTarget::count_arrivals(uint64_t address, std::optional<uint64_t> limit) {
@@ -181,6 +189,7 @@ StopSet DebugTarget::armed_stops() {
         for (const auto& [address, original] : breakpoints_) {
             stops.breakpoints.insert(address);
         }
+        stops.breakpoints.insert(waiting_breakpoints_.begin(), waiting_breakpoints_.end());
         stops.watches = armed_watches();
         stops.event = armed_event_;
     });
@@ -198,6 +207,8 @@ void DebugTarget::arm(const StopSet& stops) {
         for (uint64_t address : lifted) {
             unplant_breakpoint(address);
         }
+        std::erase_if(waiting_breakpoints_,
+                      [&](uint64_t address) { return !stops.breakpoints.contains(address); });
         for (uint64_t address : stops.breakpoints) {
             plant_breakpoint(address);
         }

@@ -36,9 +36,9 @@ struct StopSet {
 };
 
 // A stop of the forward run: its reason and the program counter of the stopped thread (for a breakpoint,
-// the breakpoint's address). A signal the guest receives and the end of the debugged process are stops
-// whatever is armed: gdb sees the crash where it happens, and the end as SIGKILL with the process still
-// there, as rr shows it, so that reverse execution can start from either.
+// the breakpoint's address). A signal the guest receives, an exec (when gdb takes exec events) and the end
+// of the debugged process are stops whatever is armed: gdb sees the crash where it happens, and the end as
+// SIGKILL with the process still there, as rr shows it, so that reverse execution can start from either.
 struct EngineStop {
     gdbserver::StopReason reason;
     uint64_t pc = 0;
@@ -49,6 +49,9 @@ struct EngineStop {
     bool interrupted = false;
     // The limit of count_arrivals() reached: the thread is about to execute the counted instruction.
     bool counted_arrival = false;
+    // The debugged process has just executed a new program (an Exec stop). Going backwards, its history
+    // begins here: gdb knows only the new program.
+    bool at_exec = false;
 
     bool ended() const;
     // Whether a forward run with `stops` armed would have stopped here: a hit of one of its breakpoints or

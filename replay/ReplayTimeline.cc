@@ -86,7 +86,7 @@ bool EngineStop::belongs_to(const StopSet& stops) const {
     if (at_event) {
         return stops.event.has_value();
     }
-    if (at_exit) {
+    if (at_exit || at_exec) {
         return true;
     }
     switch (reason.kind) {
@@ -109,6 +109,7 @@ void ReplayTimeline::moved_forward(Motion motion, const StopSet& stops, const En
     if (stop.ended()) {
         return; // the replay is over: gdb sees the exit, and nothing is left to go back in
     }
+    at_exec_ = stop.at_exec;
     if (stop.interrupted) {
         return; // no name for this position: the path stays at the last stop that has one
     }
@@ -143,6 +144,9 @@ StopReason ReplayTimeline::reverse_resume(gdbserver::ResumeKind kind, const gdbs
 }
 
 StopReason ReplayTimeline::reverse_step() {
+    if (at_exec_) {
+        return history_begins_at(path_);
+    }
     std::optional<std::vector<Leg>> previous = previous_instruction(path_);
     if (!previous) {
         return at_beginning();
@@ -221,6 +225,7 @@ EngineStop ReplayTimeline::replay_path(const std::vector<Leg>& path) {
         run_leg(leg, StopSet{}, [&last](const EngineStop& stop, bool, uint64_t) { last = stop; });
     }
     engine_.arm(gdb_stops);
+    at_exec_ = last.at_exec;
     return last;
 }
 
@@ -233,8 +238,12 @@ void ReplayTimeline::keep_image(const std::vector<Leg>& path, const EngineStop& 
 }
 
 StopReason ReplayTimeline::at_beginning() {
-    StopReason reason = replay_path({}).reason;
-    path_.clear();
+    return history_begins_at({});
+}
+
+StopReason ReplayTimeline::history_begins_at(const std::vector<Leg>& path) {
+    StopReason reason = replay_path(path).reason;
+    path_ = path;
     reason.kind = StopReason::Kind::NoHistory;
     reason.history_end = StopReason::HistoryEnd::Begin;
     return reason;
@@ -268,6 +277,9 @@ StopReason ReplayTimeline::reverse_continue() {
 StopReason ReplayTimeline::go_to_hit(const std::optional<Hit>& hit) {
     if (!hit) {
         return at_beginning();
+    }
+    if (hit->stop.at_exec) {
+        return history_begins_at(hit->path);
     }
     if (hit->stop.reason.kind != StopReason::Kind::Watchpoint) {
         StopReason reason = replay_path(hit->path).reason;
@@ -324,9 +336,13 @@ std::deque<ReplayTimeline::Hit> ReplayTimeline::hits_along(const std::vector<Leg
             }
             ++wanted_since_arrival;
             // A watchpoint hit at the end is a write just before it: still to be met going backwards. A
-            // breakpoint hit there is where we stand.
-            if (before_end && final_leg && leg_end && stop.reason.kind != StopReason::Kind::Watchpoint) {
+            // breakpoint hit there is where we stand. An exec is where history begins, even there.
+            if (before_end && final_leg && leg_end && stop.reason.kind != StopReason::Kind::Watchpoint &&
+                !stop.at_exec) {
                 return;
+            }
+            if (stop.at_exec) {
+                hits.clear();
             }
             Hit hit{prefix, stop};
             if (!leg.counted) {

@@ -22,6 +22,8 @@
 //   from the last one; the arrival jumped to keeps an image too, so steps back near it need no new run
 //   from the start. An image is only good while the replay passes no event (nothing outside the process
 //   changes then), which is what a stretch without syscalls is.
+// An exec of the debugged process is where its history begins going backwards: gdb then knows only the
+// new program, so reverse commands stop there (no going back into the program it replaced).
 // Checkpoints (`monitor checkpoint`) are saved paths, so `monitor restart N` is a replay of that path.
 //
 // gdb's Ctrl-C stops a forward run wherever the guest is: that position has no name (no instruction
@@ -121,6 +123,9 @@ private:
     std::optional<std::vector<Leg>> last_arrival_before(const std::vector<Leg>& here, uint64_t address,
                                                         const Leg& leg);
     gdbserver::StopReason at_beginning();
+    // Goes to `path`, where nothing before can be gone back to (the start, or an exec): gdb's "No more
+    // reverse-execution history".
+    gdbserver::StopReason history_begins_at(const std::vector<Leg>& path);
 
     // The instructions from `base` on, single-stepped once: pcs[i] is where step i+1 landed. Position i
     // of the stretch is named "the k-th arrival at pcs[i-1] after base" (a continue to a breakpoint
@@ -141,6 +146,7 @@ private:
     std::optional<std::vector<Leg>> image_path_;
     EngineStop image_stop_;
     std::vector<Leg> path_;
+    bool at_exec_ = false; // the engine stands at an exec of the debugged process
     std::vector<std::vector<Leg>> checkpoints_;
 };
 

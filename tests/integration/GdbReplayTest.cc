@@ -23,6 +23,7 @@
 
 namespace {
 
+using hermit::testing::ProcessResult;
 using hermit::testing::guest_path;
 using hermit::testing::hermit_binary;
 using hermit::testing::run_process;
@@ -139,7 +140,8 @@ protected:
 
     std::vector<std::string> gdb_command(const std::string& port, const std::vector<std::string>& commands) {
         const std::string target = extended_remote_ ? "target extended-remote :" : "target remote :";
-        std::vector<std::string> argv{"gdb", "-batch",        "-nx", guest_path(guest_),
+        const std::string program = gdb_program_.empty() ? guest_path(guest_) : gdb_program_;
+        std::vector<std::string> argv{"gdb", "-batch",        "-nx", program,
                                       "-ex", "set sysroot /", "-ex", target + port};
         for (const auto& command : commands) {
             argv.insert(argv.end(), {"-ex", command});
@@ -168,6 +170,7 @@ protected:
     std::filesystem::path data_dir_;
     std::string guest_;
     std::string guest_output_; // what the guest wrote to the server's stdout in the last session
+    std::string gdb_program_;  // the program gdb starts with; empty: the guest's
     bool extended_remote_ = false;
 };
 
@@ -406,6 +409,32 @@ TEST_F(GdbReplayTest, OutputToAFileWhenRecordedIsPrintedOnceGoingBackAndForth) {
                                       "reverse-continue", "continue", "continue", "kill"});
     EXPECT_NE(output.find("Breakpoint 1, add_square (value=value@entry=2)"), std::string::npos) << output;
     EXPECT_EQ(guest_output_, "square 1 = 1\n") << output;
+}
+
+// `env PROGRAM` execs PROGRAM in the process gdb debugs: gdb loads it at the exec, its breakpoints resolve
+// there, and going backwards the exec is where history begins.
+TEST_F(GdbReplayTest, AnExecLoadsTheNewProgramAndBeginsItsHistory) {
+    guest_ = "gdb_steps";
+    gdb_program_ = "/usr/bin/env";
+    const ProcessResult recorded =
+        run_process({hermit_binary(), "record", "start", "--", "env", guest_path(guest_)}, "", 60,
+                    {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    const std::string output =
+        debug({"set breakpoint pending on", "break add_square", "continue", "continue", "reverse-continue",
+               "reverse-continue", "reverse-stepi", "continue", "info inferiors", "kill"});
+    const std::regex stops(
+        R"re(process 1 is executing new program: [^\n]*gdb_steps\n)re"
+        R"re([^]*Breakpoint 1, add_square \(value=value@entry=1\))re"
+        R"re([^]*Breakpoint 1, add_square \(value=value@entry=2\))re"
+        R"re([^]*Breakpoint 1, add_square \(value=value@entry=1\))re"
+        R"re([^]*No more reverse-execution history.\n[^\n]*_start \(\) from [^\n]*ld-linux)re"
+        R"re([^]*No more reverse-execution history.\n[^\n]*_start \(\) from [^\n]*ld-linux)re"
+        R"re([^]*Breakpoint 1, add_square \(value=value@entry=1\))re"
+        R"re([^]*1 +process 1 [^\n]*gdb_steps)re");
+    EXPECT_TRUE(std::regex_search(output, stops)) << output;
+    EXPECT_EQ(guest_output_, "square 1 = 1\n");
+    EXPECT_NE(debug({"catch exec", "continue", "kill"}).find("Catchpoint 1 (exec'd "), std::string::npos);
 }
 
 TEST_F(GdbReplayTest, ReverseStepNextAndFinish) {
