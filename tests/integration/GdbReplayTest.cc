@@ -23,9 +23,9 @@
 
 namespace {
 
-using hermit::testing::ProcessResult;
 using hermit::testing::guest_path;
 using hermit::testing::hermit_binary;
+using hermit::testing::ProcessResult;
 using hermit::testing::run_process;
 
 std::string read_text(const std::filesystem::path& path) {
@@ -225,6 +225,22 @@ TEST_F(GdbReplayTest, InferiorCallsAndWritesRunInADiversionThatIsUndone) {
                               R"re([^]*Program terminated with signal SIGSEGV)re");
     EXPECT_TRUE(std::regex_search(output, sequence)) << output;
     EXPECT_EQ(guest_output_, "result=12\n");
+}
+
+// A module loaded with dlopen has its thread-local block where each thread's dtv says.
+TEST_F(GdbReplayTest, ThreadLocalVariablesOfADlopenedModule) {
+    guest_ = "gdb_dlopen_locals";
+    const std::string module =
+        (std::filesystem::path(guest_path(guest_)).parent_path() / "libthread_local_module.so").string();
+    const ProcessResult recorded =
+        run_process({hermit_binary(), "record", "start", "--", guest_path(guest_), module}, "", 60,
+                    {"HERMIT_DATA_DIR=" + data_dir_.string()});
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    const std::string output = debug({"break module_mark", "continue", "print module_counter", "thread 1",
+                                      "print module_counter", "continue", "print module_counter", "kill"});
+    const std::regex values(R"re(Thread 2 hit Breakpoint 1, module_mark[^]*\$1 = 35\n[^]*\$2 = 6\n)re"
+                            R"re([^]*Thread 1 hit Breakpoint 1, module_mark[^]*\$3 = 6\n)re");
+    EXPECT_TRUE(std::regex_search(output, values)) << output;
 }
 
 // Thread-local variables (errno among them) per thread, and the process's mappings from its own /proc.
