@@ -387,6 +387,13 @@ bool GuestFileIo::reports_state(uint64_t request) {
     return request == TCGETS || request == TIOCGWINSZ || request == FIONREAD || request == TIOCGPGRP;
 }
 
+bool GuestFileIo::changes_terminal(uint64_t request) {
+    // The terminal requests are the 'T' (0x54) group, which also holds the descriptor's own flags.
+    constexpr uint64_t kTerminalGroup = 0x54;
+    return (request >> 8) == kTerminalGroup && !reports_state(request) && request != FIONBIO &&
+           request != FIOASYNC && request != FIOCLEX && request != FIONCLEX;
+}
+
 const std::set<int>& GuestFileIo::name_changes() {
     static const std::set<int> numbers = {SYS_unlink,   SYS_unlinkat,  SYS_rmdir,   SYS_mkdir,
                                           SYS_mkdirat,  SYS_link,      SYS_linkat,  SYS_rename,

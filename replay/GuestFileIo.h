@@ -40,9 +40,12 @@ public:
                                        const std::function<bool(const ObjectIdentity&)>& accept);
 
     // An ioctl request that only reports the state of a descriptor (terminal attributes, window size,
-    // queued bytes, the terminal's foreground process group): a replay answers it from the log. Every
-    // other request may change the process (FIOCLEX, terminal modes) and runs for real.
+    // queued bytes, the terminal's foreground process group): a replay answers it from the log.
     static bool reports_state(uint64_t request);
+    // An ioctl request that changes a terminal (its modes, window size, foreground group, queues): a replay
+    // answers it from the log too and leaves the terminal it runs in alone. Every other request may change
+    // the process (FIOCLEX, FIONBIO) and runs for real.
+    static bool changes_terminal(uint64_t request);
 
     // unlink, rmdir, mkdir, link, rename and symlink, and their *at forms (renameat2 too).
     static const std::set<int>& name_changes();

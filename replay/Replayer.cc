@@ -292,7 +292,8 @@ tracer::SyscallDecision Replayer::seek(tracer::Task& task, const tracer::Syscall
 tracer::SyscallDecision Replayer::emulate_input(tracer::Task& task, const tracer::SyscallStop& stop,
                                                 const SyscallEvent& recorded) {
     // Results the Virtualizer produced (clock, random, /dev/urandom) are recomputed by it.
-    if (recorded.emulated || (stop.number == SYS_ioctl && !GuestFileIo::reports_state(stop.args[1]))) {
+    if (recorded.emulated || (stop.number == SYS_ioctl && !GuestFileIo::reports_state(stop.args[1]) &&
+                              !GuestFileIo::changes_terminal(stop.args[1]))) {
         return tracer::SyscallDecision::pass();
     }
     for (const MemoryWrite& write : recorded.memory_writes) {

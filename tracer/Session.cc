@@ -177,6 +177,7 @@ struct Session::State {
     // next SIGCHLD (every stop and exit of a traced thread sends its tracer one). A wake for a
     // notification alone then costs no waitpid.
     bool statuses_pending = true;
+    TerminalForeground* foreground = nullptr; // when the guest is the terminal's foreground job
     std::optional<int> initial_status;
     // The launcher exec'd the guest's program: its own syscalls before (stand-in descriptors, stdin) are
     // hermit's, not the guest's, and the notifying filter is already installed then.
@@ -1512,6 +1513,9 @@ struct Session::State {
              ++index) {
             if (received[index].ssi_signo == SIGCHLD) {
                 statuses_pending = true;
+                if (foreground != nullptr) {
+                    foreground->on_child_state_change(); // Ctrl-Z: returns once the job is continued
+                }
             } else if (received[index].ssi_signo == ContextSwitchAlarm::kSignal) {
                 blocking.on_switch_signal();
             } else {
@@ -2056,6 +2060,7 @@ int Session::run() {
     std::optional<TerminalForeground> foreground;
     if (options.interactive) {
         foreground.emplace(state.launched.guest);
+        state.foreground = &*foreground;
     }
 
     try {

@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <pty.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -248,6 +250,88 @@ TEST_F(InteractiveTest, ASecondCtrlCEndsAGuestThatNeverMakesASyscall) {
     close(terminal);
     EXPECT_NE(ended, 0) << "Ctrl-C never ended the run";
     EXPECT_EQ(shell_status(status), 128 + SIGINT);
+}
+
+// A replay does not touch the terminal it runs in: what the recording set there (stty -echo) is answered
+// from the recording, where a replayed guest, not the terminal's foreground job, would be stopped.
+TEST_F(InteractiveTest, ARecordingThatSetTheTerminalReplaysInATerminal) {
+    const Finished recorded = in_terminal(
+        {hermit_binary(), "record", "start", "--", "sh", "-c", "stty -echo; read x; stty echo; echo got:$x"},
+        "secret\n");
+    ASSERT_EQ(recorded.exit_status, 0) << recorded.output;
+    EXPECT_NE(recorded.output.find("got:secret"), std::string::npos) << recorded.output;
+    const Finished replayed = in_terminal({hermit_binary(), "replay", "--autopilot"}, "");
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.output;
+    EXPECT_NE(replayed.output.find("got:secret"), std::string::npos) << replayed.output;
+}
+
+// A shell with job control in a real pty: what it shows, and keys typed into it.
+class ShellInTerminal {
+public:
+    ShellInTerminal() {
+        child_ = forkpty(&terminal_, nullptr, nullptr, nullptr);
+        if (child_ == 0) {
+            setenv("PS1", "$ ", 1);
+            exec_argv({"bash", "--norc", "--noprofile", "-i"});
+        }
+    }
+    ~ShellInTerminal() {
+        if (child_ > 0) {
+            kill(child_, SIGKILL);
+            waitpid(child_, nullptr, 0);
+        }
+        close(terminal_);
+    }
+    void type(const std::string& keys) {
+        ASSERT_EQ(write(terminal_, keys.data(), keys.size()), static_cast<ssize_t>(keys.size()));
+    }
+    // Reads what the terminal shows until it shows `text` (after what an earlier wait found); false when
+    // it did not within a bound far above any run's (a hang).
+    bool shows(const std::string& text) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (shown_.find(text, seen_) == std::string::npos) {
+            pollfd readable{terminal_, POLLIN, 0};
+            if (std::chrono::steady_clock::now() > deadline || poll(&readable, 1, 1000) < 0) {
+                return false;
+            }
+            char buffer[4096];
+            const ssize_t count = readable.revents != 0 ? read(terminal_, buffer, sizeof buffer) : 0;
+            if (count < 0) {
+                return false;
+            }
+            shown_.append(buffer, static_cast<size_t>(count));
+        }
+        seen_ = shown_.find(text, seen_) + text.size();
+        return true;
+    }
+    const std::string& shown() const { return shown_; }
+
+private:
+    int terminal_ = -1;
+    pid_t child_ = -1;
+    std::string shown_;
+    size_t seen_ = 0;
+};
+
+// Ctrl-Z stops the whole job, hermit and its guest, as a shell's job stops; `fg` continues it, and the
+// guest reads what is typed then. A recording stopped that way replays.
+TEST_F(InteractiveTest, CtrlZStopsTheJobAndFgContinuesIt) {
+    for (const std::string mode : {"run", "record start"}) {
+        ShellInTerminal shell;
+        shell.type(hermit_binary() + " " + mode + " -- sh -c 'echo ready; read x; echo got:$x'\n");
+        ASSERT_TRUE(shell.shows("\r\nready\r\n")) << shell.shown();
+        shell.type("\x1a");
+        ASSERT_TRUE(shell.shows("Stopped")) << shell.shown();
+        ASSERT_TRUE(shell.shows("$ ")) << shell.shown();
+        shell.type("fg\n");
+        shell.type("typed\n");
+        ASSERT_TRUE(shell.shows("got:typed")) << shell.shown();
+        shell.type("echo status:$?\n");
+        EXPECT_TRUE(shell.shows("status:0")) << shell.shown();
+    }
+    const ProcessResult replayed = run_process({hermit_binary(), "replay", "--autopilot"});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, "ready\ngot:typed\n");
 }
 
 // Whether `pid` sleeps in a read of its stdin (the kernel's view: state S, syscall 0 on descriptor 0).
