@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace hermit::cli {
 
@@ -26,6 +27,22 @@ std::string usage_problem(const CLI::App& app, const CLI::ParseError& error) {
             commands += (commands.empty() ? "" : ", ") + command->get_name();
         }
         return "unknown command '" + app.remaining().front() + "' (the commands are " + commands + ")";
+    }
+    // An unknown option: CLI11 lists it among every word it did not take (falling through to the parent
+    // commands), the guest's command included.
+    std::vector<std::string> untaken = app.remaining();
+    const CLI::App* command = &app;
+    std::string path = "hermit";
+    while (!command->get_subcommands().empty()) {
+        command = command->get_subcommands().front();
+        path += " " + command->get_name();
+        const std::vector<std::string> words = command->remaining();
+        untaken.insert(untaken.end(), words.begin(), words.end());
+    }
+    for (const std::string& word : untaken) {
+        if (word.size() > 1 && word.front() == '-' && word != "--") {
+            return "unknown option '" + word + "' for '" + path + "' (see '" + path + " --help')";
+        }
     }
     return error.what();
 }

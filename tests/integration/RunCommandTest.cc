@@ -143,7 +143,8 @@ TEST(HermitRun, ProgramsThatCannotRunAreRefusedWithTheReason) {
     std::remove((scratch + "-elf32").c_str());
 }
 
-// An option of a mode needs the mode; modes exclude each other; a word that names no command says so.
+// An option of a mode needs the mode; modes exclude each other; a word that names no command, or an
+// option no command has, says so.
 TEST(HermitRun, OptionsThatCannotTakeEffectAreUsageErrors) {
     const struct {
         std::vector<std::string> argv;
@@ -157,6 +158,9 @@ TEST(HermitRun, OptionsThatCannotTakeEffectAreUsageErrors) {
         {{"run", "--sched-heuristic=random", "--", "true"}, "--sched-heuristic requires --chaos"},
         {{"search", "--seeds=1..2", "--shards", "2", "--", "true"}, "--shards requires --emit-k8s-job"},
         {{"nosuchcommand"}, "unknown command 'nosuchcommand' (the commands are run, record"},
+        {{"record", "start", "-p", "1", "--", "true"},
+         "unknown option '-p' for 'hermit record start' (see 'hermit record start --help')"},
+        {{"run", "--bogus", "--", "true"}, "unknown option '--bogus' for 'hermit run'"},
     };
     for (const auto& usage : cases) {
         std::vector<std::string> argv = {hermit_binary()};
