@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 
@@ -153,6 +154,10 @@ CapturedRun capture_run(const VerifyOptions& options, std::optional<int> input,
     {
         tracer::GuestRunSpec spec{options.argv, current_environment(), {}, options.config};
         spec.changes_since_ns = changes_since_ns;
+        // Both runs start from the same files: each writes into a throwaway layer over the working directory.
+        std::error_code unknown;
+        spec.cwd = std::filesystem::current_path(unknown).string();
+        spec.throwaway_directory = spec.cwd;
         tracer::GuestRun run(std::move(spec));
         changes_since_ns = run.virtualizer().changes_since_ns();
         EventCollector collector;

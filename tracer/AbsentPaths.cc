@@ -66,27 +66,12 @@ AbsentPaths::AbsentPaths(const std::vector<std::string>& directories, const std:
         if (points.empty()) {
             points = mount_points();
         }
-        if (existing == existing.root_path() || has_mounts_below(existing, points)) {
-            unreachable_.push_back(path.path);
-            continue;
-        }
         if (!covered.contains(existing.string())) {
-            if (!scratch_) {
-                scratch_ = std::make_unique<ScratchDirectory>("mounts");
-                if (scratch_->path().empty()) {
-                    unreachable_.push_back(path.path);
-                    continue;
-                }
+            if (!plan_overlay(existing, points)) {
+                unreachable_.push_back(path.path);
+                continue;
             }
-            const std::string layers = (scratch_->path() / std::to_string(overlays_.size())).string();
-            overlays_.push_back({existing.string(), layers, layers + "/upper", layers + "/work",
-                                 "lowerdir=" + existing.string() + ",upperdir=" + layers +
-                                     "/upper,workdir=" + layers + "/work"});
             covered.insert(existing.string());
-            // An overlay over a directory inside another one's goes on top of it, not under it.
-            std::stable_sort(overlays_.begin(), overlays_.end(), [](const Overlay& a, const Overlay& b) {
-                return a.directory.size() < b.directory.size();
-            });
         }
         for (auto made = chain.rbegin(); made != chain.rend(); ++made) {
             const bool directory = *made != absent || path.directory;
@@ -96,6 +81,38 @@ AbsentPaths::AbsentPaths(const std::vector<std::string>& directories, const std:
             }
         }
     }
+}
+
+bool AbsentPaths::plan_overlay(const std::filesystem::path& directory,
+                               const std::vector<std::filesystem::path>& points) {
+    if (directory == directory.root_path() || has_mounts_below(directory, points)) {
+        return false;
+    }
+    if (!scratch_) {
+        scratch_ = std::make_unique<ScratchDirectory>("mounts");
+    }
+    if (scratch_->path().empty()) {
+        return false;
+    }
+    const std::string layers = (scratch_->path() / std::to_string(overlays_.size())).string();
+    overlays_.push_back(
+        {directory.string(), layers, layers + "/upper", layers + "/work",
+         "lowerdir=" + directory.string() + ",upperdir=" + layers + "/upper,workdir=" + layers + "/work"});
+    // An overlay over a directory inside another one's goes on top of it, not under it.
+    std::stable_sort(overlays_.begin(), overlays_.end(), [](const Overlay& a, const Overlay& b) {
+        return a.directory.size() < b.directory.size();
+    });
+    return true;
+}
+
+bool AbsentPaths::add_throwaway_layer(const std::string& directory) {
+    const std::filesystem::path path = std::filesystem::path(directory).lexically_normal();
+    if (!path.is_absolute() || !path_exists(path)) {
+        return false;
+    }
+    return std::any_of(overlays_.begin(), overlays_.end(),
+                       [&](const Overlay& overlay) { return overlay.directory == path.string(); }) ||
+           plan_overlay(path, mount_points());
 }
 
 bool AbsentPaths::apply() const {

@@ -5,12 +5,16 @@
 // visible and the missing directories and files are made in the upper layer; the host is never touched.
 // A file made so is empty: a FileOverlay then binds the bytes the guest must see over it.
 //
+// The same overlay serves `hermit run --verify`: a throwaway layer over an existing directory (the working
+// directory), so that what a run writes there is gone when it ends and both runs start from the same files.
+//
 // Prepared in hermit (the plan allocates), applied by the guest's setup process after it entered its new
 // mount namespace (apply() only makes syscalls). A directory that is "/" or has other mounts below it is
 // not overlaid: the overlay would hide those mounts (/proc, /dev, /tmp); such paths stay absent.
 
 #include "ScratchDirectory.h"
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +26,9 @@ public:
     // `directories` and `files` that do not exist now are planned; the others are left alone.
     AbsentPaths(const std::vector<std::string>& directories, const std::vector<std::string>& files);
 
+    // Plans a throwaway layer over the existing `directory`; false when it cannot have one (see above).
+    bool add_throwaway_layer(const std::string& directory);
+
     bool empty() const { return overlays_.empty(); }
     // The absent paths that cannot be made (see above).
     const std::vector<std::string>& unreachable() const { return unreachable_; }
@@ -29,6 +36,10 @@ public:
     bool apply() const;
 
 private:
+    // Plans an overlay over the existing `directory`; false for "/" or a directory with mounts below.
+    bool plan_overlay(const std::filesystem::path& directory,
+                      const std::vector<std::filesystem::path>& points);
+
     struct Overlay {
         std::string directory; // the existing directory it covers
         std::string layers;    // in the scratch tmpfs: upper and work below it

@@ -32,6 +32,7 @@ SessionOptions session_options(const GuestRunSpec& spec) {
     options.deterministic_scheduling = true;
     options.interactive = !spec.replaying;
     options.own_mounts = spec.own_mounts;
+    options.throwaway_directory = spec.throwaway_directory;
     options.before_exec = spec.before_exec;
     return options;
 }

@@ -35,6 +35,7 @@ struct GuestRunSpec {
     // Mounted over the guest's paths, after the Virtualizer's (SessionOptions::overlays).
     std::vector<FileOverlay> overlays = {};
     std::vector<std::string> own_mounts = {};         // SessionOptions::own_mounts
+    std::string throwaway_directory = {};             // SessionOptions::throwaway_directory
     std::function<void(pid_t)> before_exec = nullptr; // SessionOptions::before_exec
     // --verify's second run: the first run's start (Virtualizer::changes_since_ns), so that what the first
     // run changed is the run's own in both.

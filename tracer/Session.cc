@@ -1982,6 +1982,12 @@ int Session::run() {
                          "directory has mounts below it): the replay may diverge where the guest uses it",
                          path);
         }
+        if (!options.throwaway_directory.empty() &&
+            !absent_paths->add_throwaway_layer(options.throwaway_directory)) {
+            spdlog::warn("{} cannot have a throwaway layer (it is / or has mounts below it): what the guest "
+                         "writes there stays",
+                         options.throwaway_directory);
+        }
         launch.absent_paths = &*absent_paths;
     }
 

@@ -43,9 +43,11 @@ struct SessionOptions {
     // Replay: the guest's stdin (LaunchOptions::stdin_file); -1: hermit's.
     int stdin_file = -1;
     uint64_t stdin_offset = 0;
-    std::vector<int> null_outputs;          // LaunchOptions::null_outputs
-    std::vector<FileOverlay> overlays;      // LaunchOptions::overlays
-    std::vector<std::string> own_mounts;    // LaunchOptions::own_mounts
+    std::vector<int> null_outputs;       // LaunchOptions::null_outputs
+    std::vector<FileOverlay> overlays;   // LaunchOptions::overlays
+    std::vector<std::string> own_mounts; // LaunchOptions::own_mounts
+    // What the guest writes under this directory goes to a throwaway layer (with namespaces; AbsentPaths).
+    std::string throwaway_directory;
     std::function<void(pid_t)> before_exec; // LaunchOptions::before_exec
     // run and record: the guest is the terminal's foreground job (TerminalForeground.h), and SIGINT,
     // SIGTERM and SIGHUP sent to hermit go to the guest's process group, as a terminal sends them (a second
