@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -170,6 +171,25 @@ TEST(HermitRun, OptionsThatCannotTakeEffectAreUsageErrors) {
         EXPECT_NE(result.stderr_text.find("error[E002]"), std::string::npos) << result.stderr_text;
         EXPECT_NE(result.stderr_text.find(usage.says), std::string::npos) << result.stderr_text;
     }
+}
+
+// Both runs of --verify start from the same files, and leave the working directory as it was: a build
+// verifies instead of finding, in its second run, what the first built.
+TEST(HermitRun, VerifyRunsBothRunsFromTheSameFilesAndLeavesThemAlone) {
+    char pattern[] = "/tmp/hermit-verify-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    const std::string directory = pattern;
+    std::ofstream(directory + "/hello.c")
+        << "#include <stdio.h>\nint main(void) { puts(\"hello\"); return 0; }\n";
+    std::ofstream(directory + "/Makefile") << "hello: hello.c\n\tcc -o hello hello.c\n";
+    const ProcessResult verified =
+        run_process({"sh", "-c", "cd \"$1\" && exec \"$0\" run --verify -- sh -c 'make -s && ./hello'",
+                     hermit_binary(), directory});
+    EXPECT_EQ(verified.exit_status, 0) << verified.stderr_text;
+    EXPECT_NE(verified.stderr_text.find("verify: identical"), std::string::npos) << verified.stderr_text;
+    EXPECT_EQ(verified.stdout_text, "hello\n");
+    EXPECT_NE(access((directory + "/hello").c_str(), F_OK), 0) << "the build stayed in the throwaway layer";
+    std::filesystem::remove_all(directory);
 }
 
 // A search of a program that cannot start fails, instead of reporting "no failing seed".
