@@ -183,6 +183,7 @@ struct Session::State {
     // hermit's, not the guest's, and the notifying filter is already installed then.
     bool program_started = false;
     bool killing = false;
+    bool namespace_ended = false; // the guest's pid namespace init exited: the rest is being killed
     int termination_signal = 0;    // received, not yet acted on
     pid_t termination_sender = 0;  // who sent it
     int forwarded_termination = 0; // passed on to the guest (an interactive run's first)
@@ -1084,6 +1085,15 @@ struct Session::State {
         thread.state = ThreadState::Exiting;
         thread.resume_request = PTRACE_CONT;
         resume(thread);
+        if (launched.in_namespaces && thread.task->pid() == 1 &&
+            (whole_process || is_last_thread_of_process(thread)) && others_outlive(host_pid)) {
+            // The kernel kills the rest of the namespace with its init (a `sleep &` a shell left behind), and
+            // finishes the init's exit only once they are gone: the threads hermit holds must go on to die.
+            // Their deaths, in host order, are the init's exit's: no events.
+            namespace_ended = true;
+            kill_everything();
+            return;
+        }
         if (!was_holder || !deterministic()) {
             return;
         }
@@ -1151,7 +1161,9 @@ struct Session::State {
         if (thread == nullptr) {
             return;
         }
-        report_exit(*thread, thread->held_exit_status.value_or(shell_status(status)));
+        if (!namespace_ended) {
+            report_exit(*thread, thread->held_exit_status.value_or(shell_status(status)));
+        }
         int32_t tid = thread->task->tid();
         blocking.forget(host_tid, host_tid == thread->task->host_pid());
         threads.erase(host_tid);
@@ -1850,6 +1862,12 @@ struct Session::State {
         }
         forced_termination = signal_number;
         kill_everything();
+    }
+
+    // Whether a guest thread of another process than `host_pid` is still there.
+    bool others_outlive(pid_t host_pid) const {
+        return std::any_of(threads.begin(), threads.end(),
+                           [&](const auto& entry) { return entry.second.task->host_pid() != host_pid; });
     }
 
     void kill_everything() {

@@ -496,6 +496,20 @@ TEST_F(RecordReplayTest, OutputDiscardedWhenRecordedIsDiscardedByTheReplay) {
     EXPECT_EQ(replayed.stderr_text.find("err\n"), std::string::npos) << replayed.stderr_text;
 }
 
+// A shell that leaves a sleeping child behind ends the run at once: the kernel kills the rest of the pid
+// namespace with its init, and hermit lets the threads it holds (parked in virtual sleeps) die.
+TEST_F(RecordReplayTest, AnInitThatLeavesChildrenBehindEndsTheRun) {
+    const std::string script = "sleep 100 & python3 -c 'import time; time.sleep(100)' & echo bye; exit 3";
+    const ProcessResult run = hermit({"run", "--", "sh", "-c", script});
+    EXPECT_EQ(run.exit_status, 3) << run.stderr_text;
+    EXPECT_EQ(run.stdout_text, "bye\n");
+    const ProcessResult recorded = hermit({"record", "start", "--", "sh", "-c", script});
+    EXPECT_EQ(recorded.exit_status, 3) << recorded.stderr_text;
+    const ProcessResult replayed = hermit({"replay", "--autopilot", "latest"});
+    EXPECT_EQ(replayed.exit_status, 3) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, "bye\n");
+}
+
 // sendfile, splice and copy_file_range move bytes where no trap sees them: on a socket or hermit's stdout
 // they fail (python falls back to send), between regular files and the guest's own pipes they run.
 TEST_F(RecordReplayTest, BytesMovedInsideTheKernelAreRecordedAndReplayed) {
