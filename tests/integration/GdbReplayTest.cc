@@ -25,7 +25,6 @@ namespace {
 
 using hermit::testing::guest_path;
 using hermit::testing::hermit_binary;
-using hermit::testing::ProcessResult;
 using hermit::testing::run_process;
 
 std::string read_text(const std::filesystem::path& path) {
@@ -61,8 +60,13 @@ protected:
 
     void record(const std::string& guest, int exit_status = 0) {
         guest_ = guest;
-        auto recorded = run_process({hermit_binary(), "record", "start", "--", guest_path(guest)}, "", 60,
-                                    {"HERMIT_DATA_DIR=" + data_dir_.string()});
+        record_command({guest_path(guest)}, exit_status);
+    }
+    // Records `command` (whose program gdb debugs is guest_'s, or gdb_program_).
+    void record_command(const std::vector<std::string>& command, int exit_status = 0) {
+        std::vector<std::string> argv{hermit_binary(), "record", "start", "--"};
+        argv.insert(argv.end(), command.begin(), command.end());
+        auto recorded = run_process(argv, "", 60, {"HERMIT_DATA_DIR=" + data_dir_.string()});
         ASSERT_EQ(recorded.exit_status, exit_status) << recorded.stderr_text;
     }
     // Records `guest` with its stdout a regular file.
@@ -232,10 +236,7 @@ TEST_F(GdbReplayTest, ThreadLocalVariablesOfADlopenedModule) {
     guest_ = "gdb_dlopen_locals";
     const std::string module =
         (std::filesystem::path(guest_path(guest_)).parent_path() / "libthread_local_module.so").string();
-    const ProcessResult recorded =
-        run_process({hermit_binary(), "record", "start", "--", guest_path(guest_), module}, "", 60,
-                    {"HERMIT_DATA_DIR=" + data_dir_.string()});
-    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    record_command({guest_path(guest_), module});
     const std::string output = debug({"break module_mark", "continue", "print module_counter", "thread 1",
                                       "print module_counter", "continue", "print module_counter", "kill"});
     const std::regex values(R"re(Thread 2 hit Breakpoint 1, module_mark[^]*\$1 = 35\n[^]*\$2 = 6\n)re"
@@ -432,10 +433,7 @@ TEST_F(GdbReplayTest, OutputToAFileWhenRecordedIsPrintedOnceGoingBackAndForth) {
 TEST_F(GdbReplayTest, AnExecLoadsTheNewProgramAndBeginsItsHistory) {
     guest_ = "gdb_steps";
     gdb_program_ = "/usr/bin/env";
-    const ProcessResult recorded =
-        run_process({hermit_binary(), "record", "start", "--", "env", guest_path(guest_)}, "", 60,
-                    {"HERMIT_DATA_DIR=" + data_dir_.string()});
-    ASSERT_EQ(recorded.exit_status, 0) << recorded.stderr_text;
+    record_command({"env", guest_path(guest_)});
     const std::string output =
         debug({"set breakpoint pending on", "break add_square", "continue", "continue", "reverse-continue",
                "reverse-continue", "reverse-stepi", "continue", "info inferiors", "kill"});
