@@ -183,7 +183,7 @@ struct Session::State {
     // hermit's, not the guest's, and the notifying filter is already installed then.
     bool program_started = false;
     bool killing = false;
-    bool namespace_ended = false; // the guest's pid namespace init exited: the rest is being killed
+    bool namespace_ended = false;  // the guest's pid namespace init exited: the rest is being killed
     int termination_signal = 0;    // received, not yet acted on
     pid_t termination_sender = 0;  // who sent it
     int forwarded_termination = 0; // passed on to the guest (an interactive run's first)
