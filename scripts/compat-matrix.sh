@@ -236,7 +236,8 @@ Known not to work yet, outside the rows above (docs/USER_GUIDE.md, "Limitations"
   for the spinner's next system call.
 - FUTEX_REQUEUE and FUTEX_WAKE_OP do not reach waiters hermit holds parked: a program built on them
   (glibc's condition variables before 2.25, some runtimes) can hang. glibc 2.36's do not use them.
-- 32-bit programs, and a 64-bit program's `int 0x80`, get ENOSYS for every system call.
+- 32-bit programs are refused (E006; one the guest executes is killed at its exec), and a 64-bit
+  program's `int 0x80` gets ENOSYS.
 END
 } > "$out"
 echo "$passed passed, $failed failed; table in $out" >&2

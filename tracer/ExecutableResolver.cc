@@ -41,6 +41,16 @@ void check_runnable(const std::string& name, const std::string& path) {
 
 } // namespace
 
+bool is_32_bit_program(const std::string& path) {
+    unsigned char header[EI_NIDENT] = {};
+    const int file = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const ssize_t count = file >= 0 ? read(file, header, sizeof header) : -1;
+    if (file >= 0) {
+        close(file);
+    }
+    return count == EI_NIDENT && std::memcmp(header, ELFMAG, SELFMAG) == 0 && header[EI_CLASS] == ELFCLASS32;
+}
+
 std::string resolve_executable(const std::string& name, const std::string& search_path,
                                const std::string& working_directory) {
     // A relative name is the guest's: it execs it from `working_directory`, where hermit looks for it.

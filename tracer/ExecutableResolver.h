@@ -13,6 +13,10 @@ namespace hermit::tracer {
 std::string resolve_executable(const std::string& name, const std::string& search_path,
                                const std::string& working_directory = "");
 
+// Whether `path` is a 32-bit ELF program, which hermit does not run (its system calls would reach the
+// 64-bit table's numbers).
+bool is_32_bit_program(const std::string& path);
+
 // The PATH of an environment of "NAME=value" entries (the first one), or "/usr/bin:/bin" when it sets
 // none, as execvp searches.
 std::string search_path_of(const std::vector<std::string>& env);

@@ -97,6 +97,8 @@ struct Thread {
     pid_t vfork_parent = 0;
     // A vfork child whose parent runs again since it exec'd: it yields at its exec's last stop.
     bool yield_after_exec = false;
+    // It exec'd a 32-bit program: killed once the execve is over (its event recorded like any other).
+    bool refused_program = false;
 };
 
 // Every guest thread the Session knows, by host tid.

@@ -900,6 +900,17 @@ struct Session::State {
 
     // keep_running, but for a vfork child that just exec'd: it gives up the token (on_exec_event).
     void go_on_after_exec(Thread& thread) {
+        if (std::exchange(thread.refused_program, false)) {
+            // Its system calls would all fail under hermit's filter: refused at once, saying so.
+            std::fprintf(stderr, "%s (guest process %d is killed)\n",
+                         Error(ErrorCode::GuestNotRunnable, procfs::executable_path(thread.task->host_tid()),
+                               "32-bit programs are not supported")
+                             .what(),
+                         thread.task->pid());
+            kill(thread.task->host_tid(), SIGKILL);
+            keep_running(thread);
+            return;
+        }
         if (std::exchange(thread.yield_after_exec, false)) {
             yield(thread, ScheduleEvent::Reason::Yield);
         } else {
@@ -988,7 +999,8 @@ struct Session::State {
         thread.guest_r9.reset();
         thread.guest_path_argument.reset();
         program_started = true;
-        const bool cpuid_armed = arm_cpuid_faulting(thread);
+        thread.refused_program = is_32_bit_program("/proc/" + std::to_string(leader) + "/exe");
+        const bool cpuid_armed = !thread.refused_program && arm_cpuid_faulting(thread);
         for (SyscallInterceptor* interceptor : interceptors) {
             interceptor->on_exec(*thread.task);
         }

@@ -192,6 +192,36 @@ TEST(HermitRun, VerifyRunsBothRunsFromTheSameFilesAndLeavesThemAlone) {
     std::filesystem::remove_all(directory);
 }
 
+// A 32-bit program a guest executes is refused with E006 and killed (its system calls would all fail), in
+// run, record and replay alike; the shell that ran it sees SIGKILL.
+TEST(HermitRun, A32BitProgramExecutedByTheGuestIsRefused) {
+    const std::string scratch = ::testing::TempDir() + "hermit-elf32-" + std::to_string(getpid());
+    std::ofstream(scratch + ".s") << ".globl _start\n_start:\n movl $1, %eax\n movl $7, %ebx\n int $0x80\n";
+    if (run_process(
+            {"sh", "-c", "as --32 -o \"$0.o\" \"$0.s\" && ld -m elf_i386 -o \"$0\" \"$0.o\"", scratch})
+            .exit_status != 0) {
+        GTEST_SKIP() << "binutils cannot make a 32-bit program here (as --32, ld -m elf_i386)";
+    }
+    const std::string script = "\"$0\"; echo status $?";
+    const std::string refused =
+        "error[E006]: cannot run '" + scratch + "': 32-bit programs are not supported";
+    const ProcessResult run = hermit_run({"sh", "-c", script, scratch});
+    EXPECT_EQ(run.stdout_text, "status 137\n") << run.stderr_text;
+    EXPECT_NE(run.stderr_text.find(refused), std::string::npos) << run.stderr_text;
+    const std::string data_dir = "HERMIT_DATA_DIR=" + scratch + "-recordings";
+    const ProcessResult recorded = run_process(
+        {hermit_binary(), "record", "start", "--", "sh", "-c", script, scratch}, "", 60, {data_dir});
+    EXPECT_EQ(recorded.stdout_text, "status 137\n") << recorded.stderr_text;
+    const ProcessResult replayed =
+        run_process({hermit_binary(), "replay", "--autopilot"}, "", 60, {data_dir});
+    EXPECT_EQ(replayed.exit_status, 0) << replayed.stderr_text;
+    EXPECT_EQ(replayed.stdout_text, "status 137\n");
+    for (const char* suffix : {"", ".s", ".o"}) {
+        std::remove((scratch + suffix).c_str());
+    }
+    std::filesystem::remove_all(scratch + "-recordings");
+}
+
 // A search of a program that cannot start fails, instead of reporting "no failing seed".
 TEST(HermitRun, SearchingAMissingProgramIsE003) {
     const ProcessResult result =
