@@ -272,7 +272,9 @@ public:
         child_ = forkpty(&terminal_, nullptr, nullptr, nullptr);
         if (child_ == 0) {
             setenv("PS1", "$ ", 1);
-            exec_argv({"bash", "--norc", "--noprofile", "-i"});
+            // Without line editing: typed-ahead lines wait in the terminal, whatever modes readline would
+            // set.
+            exec_argv({"bash", "--norc", "--noprofile", "--noediting", "-i"});
         }
     }
     ~ShellInTerminal() {
