@@ -96,10 +96,8 @@ SyscallDecision DescriptorTraps::on_entry(Task& task, const SyscallStop& stop) {
         // untraced, in the recording and in its replay alike, which give the guest the same kinds of files.
         // An initial number otherwise keeps its trap: on replay it may name another kind of file than when
         // recorded.
-        const int fd = static_cast<int>(stop.args[0]);
-        const bool untraced = guest_pipe(task.host_pid(), fd) ||
-                              (!initial_fds_.contains(fd) && !must_trap_(task.host_pid(), fd));
-        return untraced ? SyscallDecision::untraced() : SyscallDecision::pass();
+        return records(task.host_pid(), static_cast<int>(stop.args[0])) ? SyscallDecision::pass()
+                                                                        : SyscallDecision::untraced();
     }
     if (auto transfer = kTransfers.find(stop.number); transfer != kTransfers.end()) {
         // Bytes the kernel moves from or to a trapped descriptor would pass unseen: the call fails as the
@@ -108,9 +106,7 @@ SyscallDecision DescriptorTraps::on_entry(Task& task, const SyscallStop& stop) {
         // the recording and in its replay alike.
         const bool involves_trapped =
             std::any_of(transfer->second.begin(), transfer->second.end(), [&](int argument) {
-                const int fd = static_cast<int>(stop.args[static_cast<size_t>(argument)]);
-                return initial_fds_.contains(fd) ||
-                       (!guest_pipe(task.host_pid(), fd) && must_trap_(task.host_pid(), fd));
+                return records(task.host_pid(), static_cast<int>(stop.args[static_cast<size_t>(argument)]));
             });
         return involves_trapped ? SyscallDecision::emulate(-EINVAL) : SyscallDecision::untraced();
     }
@@ -176,6 +172,10 @@ void DescriptorTraps::on_exit(Task& task, const SyscallStop& stop, int64_t& resu
     if (!new_traps.empty()) {
         trap(task, new_traps);
     }
+}
+
+bool DescriptorTraps::records(pid_t host_pid, int fd) const {
+    return !guest_pipe(host_pid, fd) && (initial_fds_.contains(fd) || must_trap_(host_pid, fd));
 }
 
 bool DescriptorTraps::guest_pipe(pid_t host_pid, int fd) const {

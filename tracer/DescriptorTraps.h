@@ -64,6 +64,9 @@ public:
 
 private:
     std::vector<int> made_descriptors(Task& task, const SyscallStop& stop, int64_t result) const;
+    // Whether calls on descriptor `fd` of process `host_pid` are recorded when its number is trapped: not
+    // for the guest's own pipes, nor for a later number that names a file needing no trap.
+    bool records(pid_t host_pid, int fd) const;
     // Descriptor `fd` of process `host_pid` is one of the guest's own pipes, at a number nothing was ever
     // received at.
     bool guest_pipe(pid_t host_pid, int fd) const;
